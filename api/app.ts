@@ -1,0 +1,38 @@
+/**
+ * The Express application: the internal API under `/api/v1`, then (optionally) the Astro
+ * site for everything else. Shared by the API process and the tests.
+ */
+import express, { type Express } from 'express';
+import { ApiError } from './http/apiError.ts';
+import { createErrorHandler } from './http/errorHandler.ts';
+import { requestLogging } from './http/requestLogging.ts';
+import { registerRoutes } from './http/routeTable.ts';
+import { securityHeaders } from './http/securityHeaders.ts';
+import { internalApiRoutes } from './routes/index.ts';
+import type { AppServices } from './services.ts';
+import { isSetupComplete } from './setup/setupState.ts';
+
+export const JSON_BODY_LIMIT = '1mb';
+
+export async function createApp(services: AppServices, options: { site: boolean }): Promise<Express> {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', services.config.trustProxy);
+  app.set('query parser', 'simple');
+  app.use(requestLogging(services.logger));
+  app.use(securityHeaders({ https: services.config.baseUrl.startsWith('https:') }));
+
+  const api = express.Router();
+  api.use(express.json({ limit: JSON_BODY_LIMIT, strict: false }));
+  registerRoutes(api, internalApiRoutes, services);
+  app.use('/api/v1', api);
+  app.use('/api', (_req, _res, next) => next(new ApiError('not_found')));
+
+  if (options.site) {
+    const { mountSite } = await import('./http/mountSite.ts');
+    await mountSite(app, { isSetupComplete });
+  }
+  app.use((_req, _res, next) => next(new ApiError('not_found')));
+  app.use(createErrorHandler(services.logger));
+  return app;
+}

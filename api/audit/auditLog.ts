@@ -1,0 +1,31 @@
+/**
+ * Appends to the audit log. Call it inside the transaction of the change it records, so an
+ * entry exists exactly when the change does.
+ */
+import type { Transaction } from 'sequelize';
+import { AuditEntry } from '../models/index.ts';
+
+export interface AuditActor {
+  id: string | null;
+  name: string | null;
+}
+
+export interface AuditRecord {
+  actor: AuditActor | null;
+  action: string;
+  details?: Record<string, unknown>;
+  ip?: string | null | undefined;
+}
+
+export async function recordAudit(record: AuditRecord, transaction?: Transaction): Promise<void> {
+  await AuditEntry.create(
+    {
+      actorId: record.actor?.id ?? null,
+      actorName: record.actor?.name ?? null,
+      action: record.action,
+      details: record.details ?? {},
+      ip: record.ip ?? null,
+    },
+    { transaction },
+  );
+}

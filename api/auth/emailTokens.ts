@@ -1,0 +1,42 @@
+/**
+ * Single-use links sent by mail (e-mail verification, password reset). The link carries a
+ * random token; the row keeps only its SHA-256.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { Op, type Transaction } from 'sequelize';
+import { ApiError } from '../http/apiError.ts';
+import { EmailToken, type EmailTokenPurpose } from '../models/index.ts';
+
+export const TOKEN_LIFETIME_MS: Record<EmailTokenPurpose, number> = {
+  verify_email: 24 * 60 * 60 * 1000,
+  reset_password: 60 * 60 * 1000,
+};
+
+function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}
+
+/** Issues a new link token; earlier unused tokens of the same purpose stop working. */
+export async function issueEmailToken(userId: string, purpose: EmailTokenPurpose, transaction: Transaction): Promise<string> {
+  await EmailToken.destroy({ where: { userId, purpose, usedAt: { [Op.is]: null } }, transaction });
+  const token = randomBytes(32).toString('base64url');
+  await EmailToken.create(
+    { userId, purpose, tokenHash: hashToken(token), expiresAt: new Date(Date.now() + TOKEN_LIFETIME_MS[purpose]) },
+    { transaction },
+  );
+  return token;
+}
+
+/** Marks the token used and returns it; throws `token_invalid` or `token_expired`. */
+export async function consumeEmailToken(token: string, purpose: EmailTokenPurpose, transaction: Transaction): Promise<EmailToken> {
+  const row = await EmailToken.findOne({
+    where: { tokenHash: hashToken(token), purpose },
+    transaction,
+    lock: transaction.LOCK.UPDATE,
+  });
+  if (!row || row.usedAt) throw new ApiError('token_invalid');
+  if (row.expiresAt.getTime() <= Date.now()) throw new ApiError('token_expired');
+  row.usedAt = new Date();
+  await row.save({ transaction });
+  return row;
+}

@@ -1,0 +1,79 @@
+/**
+ * Creates an account together with its personal pond and the owner's pond-scope
+ * `pond_admin` grant, in the caller's transaction: all three rows exist, or none.
+ */
+import { QueryTypes, UniqueConstraintError, type Transaction } from 'sequelize';
+import { hashPassword } from '../auth/passwords.ts';
+import { ApiError } from '../http/apiError.ts';
+import { Grant, Pond, User, type UserStatus } from '../models/index.ts';
+
+export interface AccountProps {
+  username: string;
+  email: string;
+  password: string;
+  displayName: string;
+  locale: 'de' | 'en' | null;
+  status: UserStatus;
+  isSiteAdmin: boolean;
+  emailVerified: boolean;
+  passwordHashCost: number;
+}
+
+export async function createAccount(props: AccountProps, transaction: Transaction): Promise<{ user: User; pond: Pond }> {
+  await assertIdentityFree(props.username, props.email, transaction);
+  const passwordHash = await hashPassword(props.password, props.passwordHashCost);
+  let user: User;
+  try {
+    user = await User.create(
+      {
+        username: props.username,
+        email: props.email,
+        displayName: props.displayName,
+        locale: props.locale,
+        status: props.status,
+        isSiteAdmin: props.isSiteAdmin,
+        passwordHash,
+        emailVerifiedAt: props.emailVerified ? new Date() : null,
+      },
+      { transaction },
+    );
+  } catch (error) {
+    // A concurrent signup won the race between our check and the insert.
+    if (error instanceof UniqueConstraintError) {
+      const constraint = (error.parent as { constraint?: string } | undefined)?.constraint;
+      throw new ApiError(constraint === 'users_email_key' ? 'email_taken' : 'username_taken');
+    }
+    throw error;
+  }
+  const pond = await Pond.create(
+    { slug: await freePondSlug(props.username, transaction), name: props.displayName, kind: 'personal', ownerId: user.id },
+    { transaction },
+  );
+  await Grant.create(
+    { pondId: pond.id, subjectType: 'user', subjectUserId: user.id, role: 'pond_admin', scopeType: 'pond', scopeId: null, effect: 'allow', createdBy: user.id },
+    { transaction },
+  );
+  return { user, pond };
+}
+
+async function assertIdentityFree(username: string, email: string, transaction: Transaction): Promise<void> {
+  const rows = await User.sequelize!.query<{ username_taken: boolean; email_taken: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM users WHERE lower(username) = lower(:username)) AS username_taken,
+            EXISTS (SELECT 1 FROM users WHERE lower(email) = lower(:email)) AS email_taken`,
+    { replacements: { username, email }, type: QueryTypes.SELECT, transaction },
+  );
+  if (rows[0]?.username_taken) throw new ApiError('username_taken');
+  if (rows[0]?.email_taken) throw new ApiError('email_taken');
+}
+
+/** The username as pond slug, or `<username>-<n>` when a shared pond already took it. */
+async function freePondSlug(username: string, transaction: Transaction): Promise<string> {
+  const base = username.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'pond';
+  const taken = await Pond.sequelize!.query<{ slug: string }>(
+    `SELECT lower(slug) AS slug FROM ponds WHERE lower(slug) = :base OR lower(slug) LIKE :pattern`,
+    { replacements: { base, pattern: `${base}-%` }, type: QueryTypes.SELECT, transaction },
+  );
+  const takenSlugs = new Set(taken.map((row) => row.slug));
+  if (!takenSlugs.has(base)) return base;
+  for (let n = 2; ; n += 1) if (!takenSlugs.has(`${base}-${n}`)) return `${base}-${n}`;
+}

@@ -1,0 +1,133 @@
+/**
+ * The one place that reads `process.env`. Parsed once with zod into a frozen, typed object;
+ * a wrong value stops the process with a message that names the variable.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+  SESSION_SECRET: z.string().min(32).optional(),
+  SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  TRUST_PROXY: booleanFromEnv.default(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SMTP_HOST: z.string().min(1).optional(),
+  SMTP_PORT: z.coerce.number().int().min(1).max(65535).default(587),
+  SMTP_SECURE: booleanFromEnv.default(false),
+  SMTP_USER: z.string().optional(),
+  SMTP_PASSWORD: z.string().optional(),
+  SMTP_FROM: z.string().min(3).optional(),
+  LOGIN_RATE_LIMIT_PER_ACCOUNT: z.coerce.number().int().min(1).default(10),
+  LOGIN_RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).default(50),
+  LOGIN_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+  PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).default(15),
+});
+
+export interface AppConfig {
+  readonly port: number;
+  readonly host: string;
+  /** Origin the instance is reached at; session cookies and CSRF checks key on it. */
+  readonly baseUrl: string;
+  readonly dataDir: string;
+  /** Set when an external Postgres is used; absent means the supervisor starts embedded Postgres. */
+  readonly databaseUrl: string | undefined;
+  readonly embeddedPgPort: number;
+  readonly sessionSecret: string;
+  readonly sessionTtlDays: number;
+  readonly trustProxy: boolean;
+  readonly logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  /** Deploy-level SMTP, used when setup stored no SMTP settings. */
+  readonly smtpFallback: SmtpSettings | null;
+  readonly loginRateLimit: { perAccount: number; perIp: number; windowSeconds: number };
+  /** log2 of the scrypt cost parameter N. */
+  readonly passwordHashCost: number;
+}
+
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  secure: boolean;
+  username?: string | undefined;
+  password?: string | undefined;
+  from: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the given environment; throws a ConfigError naming every bad variable. */
+export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const result = envSchema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  const parsed = result.data;
+  const dataDir = path.resolve(parsed.DATA_DIR);
+  const baseUrl = new URL(parsed.BASE_URL ?? `http://localhost:${parsed.PORT}`).origin;
+  const smtpFallback =
+    parsed.SMTP_HOST && parsed.SMTP_FROM
+      ? {
+          host: parsed.SMTP_HOST,
+          port: parsed.SMTP_PORT,
+          secure: parsed.SMTP_SECURE,
+          username: parsed.SMTP_USER,
+          password: parsed.SMTP_PASSWORD,
+          from: parsed.SMTP_FROM,
+        }
+      : null;
+  return Object.freeze({
+    port: parsed.PORT,
+    host: parsed.HOST,
+    baseUrl,
+    dataDir,
+    databaseUrl: parsed.DATABASE_URL,
+    embeddedPgPort: parsed.EMBEDDED_PG_PORT,
+    sessionSecret: parsed.SESSION_SECRET ?? loadOrCreateSessionSecret(dataDir),
+    sessionTtlDays: parsed.SESSION_TTL_DAYS,
+    trustProxy: parsed.TRUST_PROXY,
+    logLevel: parsed.LOG_LEVEL,
+    smtpFallback,
+    loginRateLimit: {
+      perAccount: parsed.LOGIN_RATE_LIMIT_PER_ACCOUNT,
+      perIp: parsed.LOGIN_RATE_LIMIT_PER_IP,
+      windowSeconds: parsed.LOGIN_RATE_LIMIT_WINDOW_SECONDS,
+    },
+    passwordHashCost: parsed.PASSWORD_HASH_COST,
+  });
+}
+
+/** A generated secret survives restarts, so signed links stay valid across them. */
+function loadOrCreateSessionSecret(dataDir: string): string {
+  const secretFile = path.join(dataDir, 'session-secret');
+  if (existsSync(secretFile)) return readFileSync(secretFile, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(secretFile, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
+
+/** Parses `process.env`, or prints the problem and exits: for process entry points only. */
+export function loadConfigOrExit(): AppConfig {
+  try {
+    return parseConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,13 @@
+/**
+ * Every migration, in order. A migration changes schema only; data backfills are scripts.
+ */
+import type { Sequelize } from 'sequelize';
+import * as foundation from './0001-foundation.ts';
+
+export interface Migration {
+  name: string;
+  up(context: { sequelize: Sequelize }): Promise<void>;
+  down(context: { sequelize: Sequelize }): Promise<void>;
+}
+
+export const migrations: Migration[] = [{ name: '0001-foundation', ...foundation }];

@@ -1,0 +1,49 @@
+/**
+ * Schema migrations (umzug, up and down), tracked in `schema_migrations`.
+ * Running them takes a Postgres advisory lock on a dedicated connection, so two processes
+ * starting at once wait for each other instead of racing.
+ */
+import pg from 'pg';
+import type { Sequelize } from 'sequelize';
+import { SequelizeStorage, Umzug } from 'umzug';
+import { migrations } from './migrations/index.ts';
+
+/** Arbitrary, fixed key: "dt" "mig" in ASCII. */
+const MIGRATION_LOCK_KEY = 0x6474_6d69;
+
+export interface MigrationContext {
+  sequelize: Sequelize;
+}
+
+export function createMigrator(sequelize: Sequelize): Umzug<MigrationContext> {
+  return new Umzug<MigrationContext>({
+    migrations: migrations.map((migration) => ({
+      name: migration.name,
+      up: ({ context }) => migration.up(context),
+      down: ({ context }) => migration.down(context),
+    })),
+    context: { sequelize },
+    storage: new SequelizeStorage({ sequelize, tableName: 'schema_migrations' }),
+    logger: undefined,
+  });
+}
+
+/** Applies every pending migration under the advisory lock; returns the names applied. */
+export async function migrateToLatest(databaseUrl: string, sequelize: Sequelize): Promise<string[]> {
+  const lockClient = new pg.Client({ connectionString: databaseUrl });
+  await lockClient.connect();
+  try {
+    await lockClient.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    const applied = await createMigrator(sequelize).up();
+    return applied.map((migration) => migration.name);
+  } finally {
+    await lockClient.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await lockClient.end();
+  }
+}
+
+/** Names of migrations not yet applied; the readiness check fails while this is non-empty. */
+export async function pendingMigrations(sequelize: Sequelize): Promise<string[]> {
+  const pending = await createMigrator(sequelize).pending();
+  return pending.map((migration) => migration.name);
+}

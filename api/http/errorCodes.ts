@@ -1,0 +1,76 @@
+/**
+ * Every stable error code the service answers with, and its HTTP status.
+ * The spec's codes (including those of features built later) and the ones we added; each
+ * must have a German and an English text (`api/i18n/errorMessages.*.ts`, checked by a test).
+ * The browser imports this list too.
+ */
+export const ERROR_STATUS = {
+  // Request shape
+  invalid_request: 400,
+  validation_failed: 400,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  not_found: 404,
+  method_not_allowed: 405,
+  internal_error: 500,
+  // Authentication and access
+  unauthenticated: 401,
+  forbidden: 403,
+  csrf_failed: 403,
+  rate_limited: 429,
+  invalid_credentials: 401,
+  account_disabled: 403,
+  email_unverified: 403,
+  registration_closed: 403,
+  username_taken: 409,
+  email_taken: 409,
+  token_invalid: 400,
+  token_expired: 410,
+  cannot_modify_self: 409,
+  last_site_admin: 409,
+  // Setup, settings, maintenance
+  setup_required: 503,
+  setup_completed: 410,
+  setup_admin_exists: 409,
+  setup_incomplete: 409,
+  smtp_test_failed: 422,
+  unknown_setting: 400,
+  setting_locked: 400,
+  maintenance_mode: 503,
+  // Pages and tree
+  page_cycle: 409,
+  page_depth_exceeded: 409,
+  page_trashed: 404,
+  // Plugins
+  plugin_not_optional: 409,
+  // Public API and tokens
+  scope_required: 403,
+  // Files
+  upload_type_not_allowed: 415,
+  attachment_integrity_failure: 500,
+  quota_exceeded: 413,
+  // Conversion, import, export
+  converter_unavailable: 503,
+  converter_timeout: 504,
+  conversion_failed: 422,
+  renderer_unavailable: 503,
+  render_failed: 422,
+  import_unsupported_format: 415,
+  import_vault_invalid_zip: 400,
+  import_vault_too_large: 413,
+  // External sign-in
+  oidc_failed: 502,
+  oidc_cancelled: 400,
+  oidc_state_invalid: 400,
+  oidc_exchange_failed: 502,
+  oidc_token_invalid: 401,
+  oidc_discovery_failed: 502,
+  oidc_email_missing: 400,
+  oidc_email_unverified: 403,
+  oidc_link_required: 409,
+  oidc_identity_taken: 409,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];

@@ -1,0 +1,49 @@
+/**
+ * Maps every error to `{ "error": { "code", "message", "details" } }` with the message in the
+ * caller's locale. Unknown errors become `internal_error` and are logged, never echoed.
+ */
+import type { ErrorRequestHandler, Request, Response } from 'express';
+import { errorMessage } from '../i18n/locale.ts';
+import type { Logger } from '../logger.ts';
+import { ApiError } from './apiError.ts';
+import { resolveRequestLocale } from './requestLocale.ts';
+
+/** Errors raised by Express' own body parser carry a `type`. */
+function fromBodyParser(error: unknown): ApiError | null {
+  if (typeof error !== 'object' || error === null || !('type' in error)) return null;
+  switch ((error as { type: unknown }).type) {
+    case 'entity.parse.failed':
+      return new ApiError('invalid_request', 400, { reason: 'malformed_json' });
+    case 'entity.too.large':
+      return new ApiError('payload_too_large', 413, { limitBytes: (error as { limit?: number }).limit ?? null });
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return new ApiError('unsupported_media_type', 415);
+    default:
+      return null;
+  }
+}
+
+export async function sendApiError(req: Request, res: Response, error: ApiError): Promise<void> {
+  const locale = await resolveRequestLocale(req);
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  res.status(error.status).json({ error: { code: error.code, message: errorMessage(error.code, locale), details: error.details } });
+}
+
+export function createErrorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    let apiError = error instanceof ApiError ? error : fromBodyParser(error);
+    if (!apiError) {
+      logger.error({ err: error, reqId: req.id }, 'unhandled error');
+      apiError = new ApiError('internal_error', 500);
+    }
+    sendApiError(req, res, apiError).catch((renderError: unknown) => {
+      logger.error({ err: renderError }, 'failed to render an error');
+      if (!res.headersSent) res.status(500).json({ error: { code: 'internal_error', message: 'Internal error', details: {} } });
+    });
+  };
+}

@@ -1,0 +1,28 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { Logger } from '../logger.ts';
+
+const INCOMING_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+/** Gives each request an id (a sane incoming `X-Request-Id` is kept) and logs its outcome. */
+export function requestLogging(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const incoming = req.headers['x-request-id'];
+    req.id = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader('X-Request-Id', req.id);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const level = res.statusCode >= 500 ? 'error' : 'info';
+      logger[level]({ reqId: req.id, method: req.method, path: req.path, status: res.statusCode, durationMs: Math.round(durationMs * 10) / 10 }, 'request');
+    });
+    next();
+  };
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** Set by `requestLogging`; echoed as `X-Request-Id` and in every log line. */
+    id: string;
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * The caller's locale: the signed-in user's setting, then `Accept-Language`, then the
+ * instance default.
+ */
+import type { ErrorCode } from '../http/errorCodes.ts';
+import { errorMessagesDe } from './errorMessages.de.ts';
+import { errorMessagesEn } from './errorMessages.en.ts';
+
+export const LOCALES = ['de', 'en'] as const;
+export type Locale = (typeof LOCALES)[number];
+
+export function isLocale(value: unknown): value is Locale {
+  return value === 'de' || value === 'en';
+}
+
+/** Picks the best supported language from an `Accept-Language` header, honouring q-values. */
+export function localeFromAcceptLanguage(header: string | undefined): Locale | null {
+  if (!header) return null;
+  const ranked = header
+    .split(',')
+    .map((part) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      return { language: tag.toLowerCase().split('-')[0] ?? '', quality: q ? Number(q.slice(2)) || 0 : 1 };
+    })
+    .filter((entry) => entry.quality > 0)
+    .sort((a, b) => b.quality - a.quality);
+  return ranked.map((entry) => entry.language).find(isLocale) ?? null;
+}
+
+export function resolveLocale(input: {
+  userLocale?: string | null | undefined;
+  acceptLanguage?: string | undefined;
+  instanceDefault: Locale;
+}): Locale {
+  if (isLocale(input.userLocale)) return input.userLocale;
+  return localeFromAcceptLanguage(input.acceptLanguage) ?? input.instanceDefault;
+}
+
+const errorCatalogs: Record<Locale, Record<ErrorCode, string>> = { de: errorMessagesDe, en: errorMessagesEn };
+
+export function errorMessage(code: ErrorCode, locale: Locale): string {
+  return errorCatalogs[locale][code];
+}

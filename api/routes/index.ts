@@ -1,0 +1,21 @@
+/** Every internal API route (`/api/v1`), one table per resource family. */
+import type { AnyRoute } from '../http/routeTable.ts';
+import { adminSettingsRoutes } from './adminSettingsRoutes.ts';
+import { adminUserRoutes } from './adminUserRoutes.ts';
+import { authAccountRoutes } from './authAccountRoutes.ts';
+import { authSessionRoutes } from './authSessionRoutes.ts';
+import { healthRoutes } from './healthRoutes.ts';
+import { pondRoutes } from './pondRoutes.ts';
+import { setupRoutes } from './setupRoutes.ts';
+import { userRoutes } from './userRoutes.ts';
+
+export const internalApiRoutes: AnyRoute[] = [
+  ...healthRoutes,
+  ...setupRoutes,
+  ...authSessionRoutes,
+  ...authAccountRoutes,
+  ...userRoutes,
+  ...pondRoutes,
+  ...adminSettingsRoutes,
+  ...adminUserRoutes,
+];

@@ -1,0 +1,12 @@
+import type { Sequelize } from 'sequelize';
+import type { AppConfig } from './config.ts';
+import type { Logger } from './logger.ts';
+import type { Mailer } from './mail/mailer.ts';
+
+/** What route handlers and commands get from the running process. */
+export interface AppServices {
+  config: AppConfig;
+  sequelize: Sequelize;
+  logger: Logger;
+  mailer: Mailer;
+}

@@ -1,0 +1,125 @@
+/**
+ * Instance settings under dotted keys: every known key with its schema and default.
+ * `PATCH /admin/settings` accepts only `adminEditable` keys; the others are written by
+ * the setup wizard (and `setup.completedAt` can never be changed or removed).
+ */
+import type { Transaction } from 'sequelize';
+import { z } from 'zod';
+import { ApiError } from '../http/apiError.ts';
+import { Setting } from '../models/index.ts';
+
+const httpUrl = z.url({ protocol: /^https?$/ }).transform((value) => new URL(value).origin);
+const retentionDays = z.number().int().min(1).max(3650);
+const quota = z.number().int().min(0).nullable();
+const markdownText = z.string().max(200_000);
+
+const smtpSettingsSchema = z.object({
+  host: z.string(),
+  port: z.number().int(),
+  secure: z.boolean(),
+  username: z.string().optional(),
+  password: z.string().optional(),
+  from: z.string(),
+});
+
+interface SettingDefinition<T> {
+  schema: z.ZodType<T>;
+  default: T;
+  adminEditable: boolean;
+}
+
+function define<T>(schema: z.ZodType<T>, defaultValue: T, adminEditable = true): SettingDefinition<T> {
+  return { schema, default: defaultValue, adminEditable };
+}
+
+export const SETTING_DEFINITIONS = {
+  'instance.name': define(z.string().trim().min(1).max(100), 'Dorfteich'),
+  'instance.baseUrl': define<string | null>(httpUrl.nullable(), null),
+  'instance.defaultLocale': define(z.enum(['de', 'en']), 'en'),
+  'registration.mode': define(z.enum(['open', 'closed']), 'closed'),
+  'trash.retentionDays': define(retentionDays, 30),
+  'conversion.payloadRetentionDays': define(retentionDays, 30),
+  'upload.allowedExtensions': define(
+    z.array(z.string().regex(/^[a-z0-9]{1,16}$/, 'lowercase letters and digits, no dot')).max(200),
+    ['pdf', 'txt', 'md', 'csv', 'docx', 'odt', 'xlsx', 'ods', 'pptx', 'odp', 'zip'],
+  ),
+  'upload.svgPolicy': define(z.enum(['reject', 'sanitize']), 'sanitize'),
+  'api.enabled': define(z.boolean(), false),
+  'mcp.enabled': define(z.boolean(), false),
+  'home.content': define(markdownText, ''),
+  'legal.imprint': define(markdownText, ''),
+  'legal.privacy': define(markdownText, ''),
+  'quota.editors_per_pond': define<number | null>(quota, 100),
+  'quota.readers_per_pond': define<number | null>(quota, 1000),
+  'quota.storage_bytes': define<number | null>(quota, 5 * 1024 ** 3),
+  'quota.max_file_bytes': define<number | null>(quota, 50 * 1024 ** 2),
+  'setup.completedAt': define<string | null>(z.iso.datetime().nullable(), null, false),
+  'setup.adminId': define<string | null>(z.uuid().nullable(), null, false),
+  'setup.instanceSavedAt': define<string | null>(z.iso.datetime().nullable(), null, false),
+  'setup.registrationSavedAt': define<string | null>(z.iso.datetime().nullable(), null, false),
+  'smtp.settings': define<z.infer<typeof smtpSettingsSchema> | null>(smtpSettingsSchema.nullable(), null, false),
+} as const;
+
+export type SettingKey = keyof typeof SETTING_DEFINITIONS;
+export type SettingValue<K extends SettingKey> = (typeof SETTING_DEFINITIONS)[K]['default'];
+type SettingValues = { [K in SettingKey]: SettingValue<K> };
+
+export function isSettingKey(key: string): key is SettingKey {
+  return Object.hasOwn(SETTING_DEFINITIONS, key);
+}
+
+export async function getSetting<K extends SettingKey>(key: K, transaction?: Transaction): Promise<SettingValue<K>> {
+  const row = await Setting.findByPk(key, { transaction });
+  return (row ? row.value : SETTING_DEFINITIONS[key].default) as SettingValue<K>;
+}
+
+/** All settings with defaults filled in; the secret SMTP password is never included. */
+export async function getAllSettings(transaction?: Transaction): Promise<SettingValues> {
+  const rows = await Setting.findAll({ transaction });
+  const values = Object.fromEntries(
+    Object.entries(SETTING_DEFINITIONS).map(([key, definition]) => [key, definition.default]),
+  ) as Record<string, unknown>;
+  for (const row of rows) if (isSettingKey(row.key)) values[row.key] = row.value;
+  return values as SettingValues;
+}
+
+export async function setSetting<K extends SettingKey>(
+  key: K,
+  value: SettingValue<K> | null,
+  options: { actorId: string | null; transaction: Transaction },
+): Promise<void> {
+  if (value === null) {
+    await Setting.destroy({ where: { key }, transaction: options.transaction });
+    return;
+  }
+  await Setting.upsert({ key, value, updatedBy: options.actorId }, { transaction: options.transaction });
+}
+
+/**
+ * Validates a `PATCH /admin/settings` body: dotted keys to values; null resets a key to its
+ * default. Throws with every bad key named.
+ */
+export function parseSettingsPatch(body: unknown): Partial<Record<SettingKey, unknown>> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).length === 0) {
+    throw new ApiError('validation_failed', 400, { fields: [{ path: '', code: 'invalid_type', message: 'an object of dotted setting keys' }] });
+  }
+  const unknownKeys = Object.keys(body).filter((key) => !isSettingKey(key));
+  if (unknownKeys.length > 0) throw new ApiError('unknown_setting', 400, { keys: unknownKeys });
+  const lockedKeys = Object.keys(body).filter((key) => isSettingKey(key) && !SETTING_DEFINITIONS[key].adminEditable);
+  if (lockedKeys.length > 0) throw new ApiError('setting_locked', 400, { keys: lockedKeys });
+
+  const parsed: Partial<Record<SettingKey, unknown>> = {};
+  const fields: { path: string; code: string; message: string }[] = [];
+  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+    const definition = SETTING_DEFINITIONS[key as SettingKey];
+    if (value === null) {
+      parsed[key as SettingKey] = null;
+      continue;
+    }
+    const result = (definition.schema as z.ZodType).safeParse(value);
+    if (result.success) parsed[key as SettingKey] = result.data;
+    else for (const issue of result.error.issues) fields.push({ path: [key, ...issue.path].join('.'), code: issue.code, message: issue.message });
+  }
+  if (fields.length > 0) throw new ApiError('validation_failed', 400, { fields });
+  return parsed;
+}

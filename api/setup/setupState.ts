@@ -1,0 +1,67 @@
+/**
+ * The setup wizard's state, read from instance settings. Completion is final, so once seen
+ * it is remembered for the life of the process.
+ */
+import { ApiError } from '../http/apiError.ts';
+import { getAllSettings, getSetting } from '../settings/instanceSettings.ts';
+import { User } from '../models/index.ts';
+
+let completedSeen = false;
+
+export async function isSetupComplete(): Promise<boolean> {
+  if (completedSeen) return true;
+  completedSeen = (await getSetting('setup.completedAt')) !== null;
+  return completedSeen;
+}
+
+/** Throws 503 `setup_required` while setup is pending. */
+export async function assertSetupComplete(): Promise<void> {
+  if (!(await isSetupComplete())) throw new ApiError('setup_required');
+}
+
+/** Throws 410 `setup_completed` once setup is done: every step is locked then. */
+export async function assertSetupPending(): Promise<void> {
+  if (await isSetupComplete()) throw new ApiError('setup_completed');
+}
+
+export async function isSetupAdmin(userId: string): Promise<boolean> {
+  return (await getSetting('setup.adminId')) === userId;
+}
+
+export interface SetupStateView {
+  completed: boolean;
+  completedAt: string | null;
+  steps: { admin: boolean; instance: boolean; smtp: boolean; registration: boolean };
+  smtpConfigured: boolean;
+  instance: { name: string | null; baseUrl: string | null; defaultLocale: 'de' | 'en' };
+  registrationMode: 'open' | 'closed';
+}
+
+export async function readSetupState(smtpFallbackConfigured: boolean): Promise<SetupStateView> {
+  const settings = await getAllSettings();
+  const adminId = settings['setup.adminId'];
+  const adminExists = adminId !== null && (await User.count({ where: { id: adminId } })) > 0;
+  const instanceSaved = settings['setup.instanceSavedAt'] !== null;
+  return {
+    completed: settings['setup.completedAt'] !== null,
+    completedAt: settings['setup.completedAt'],
+    steps: {
+      admin: adminExists,
+      instance: instanceSaved,
+      smtp: settings['smtp.settings'] !== null,
+      registration: settings['setup.registrationSavedAt'] !== null,
+    },
+    smtpConfigured: settings['smtp.settings'] !== null || smtpFallbackConfigured,
+    instance: {
+      name: instanceSaved ? settings['instance.name'] : null,
+      baseUrl: settings['instance.baseUrl'],
+      defaultLocale: settings['instance.defaultLocale'],
+    },
+    registrationMode: settings['registration.mode'],
+  };
+}
+
+/** For tests that reuse a process across databases. */
+export function forgetSetupCompletion(): void {
+  completedSeen = false;
+}

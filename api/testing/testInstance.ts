@@ -1,0 +1,63 @@
+/**
+ * A real instance for integration and browser tests: a fresh database, the real Express app
+ * (optionally with the Astro site) on an ephemeral port, setup pending.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createApp } from '../app.ts';
+import { bootstrapServices } from '../bootstrap.ts';
+import { parseConfig } from '../config.ts';
+import { createLogger } from '../logger.ts';
+import type { AppServices } from '../services.ts';
+import { forgetSetupCompletion } from '../setup/setupState.ts';
+import { createTestDatabase } from './testDatabase.ts';
+
+export interface TestInstance {
+  baseUrl: string;
+  services: AppServices;
+  close: () => Promise<void>;
+}
+
+export interface TestInstanceOptions {
+  site?: boolean;
+  /** Extra environment variables for the config (e.g. SMTP fallback, rate limits). */
+  env?: Record<string, string>;
+}
+
+export async function startTestInstance(options: TestInstanceOptions = {}): Promise<TestInstance> {
+  const database = await createTestDatabase();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'dt-test-data-'));
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const config = parseConfig({
+    PORT: String(port),
+    BASE_URL: baseUrl,
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    SESSION_SECRET: 'test-session-secret-that-is-long-enough-0123456789',
+    LOG_LEVEL: process.env.DT_TEST_LOG_LEVEL ?? 'silent',
+    // Hashing cost is irrelevant to what the tests assert; keep the suite fast.
+    PASSWORD_HASH_COST: '12',
+    ...options.env,
+  });
+  const services = await bootstrapServices(config, database.url, createLogger(config.logLevel));
+  forgetSetupCompletion();
+  const app = await createApp(services, { site: options.site ?? false });
+  server.on('request', app);
+  return {
+    baseUrl,
+    services,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await services.sequelize.close();
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

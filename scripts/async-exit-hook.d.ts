@@ -1,0 +1,8 @@
+declare module 'async-exit-hook' {
+  interface ExitHook {
+    (hook: (done: () => void) => void): void;
+    forceExitTimeout(ms: number): void;
+  }
+  const exitHook: ExitHook;
+  export default exitHook;
+}

@@ -1,0 +1,49 @@
+/**
+ * `node --test --test-global-setup`: starts one embedded Postgres for the whole run and
+ * builds a migrated template database; each test file clones it (see api/testing).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { createSequelize } from '../api/db/database.ts';
+import { migrateToLatest } from '../api/db/migrator.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from './embeddedPostgres.ts';
+
+export const TEMPLATE_DATABASE = 'dt_template';
+
+let handle: EmbeddedPostgresHandle | null = null;
+let dataDir: string | null = null;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export async function globalSetup(): Promise<void> {
+  if (process.env.DT_TEST_DATABASE_URL) return; // an external Postgres was given
+  dataDir = mkdtempSync(path.join(tmpdir(), 'dt-test-pg-'));
+  handle = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port: await freePort(), durable: false });
+  const admin = new pg.Client({ connectionString: handle.databaseUrl('postgres') });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
+  await admin.end();
+  const templateUrl = handle.databaseUrl(TEMPLATE_DATABASE);
+  const sequelize = createSequelize(templateUrl, { poolMax: 2 });
+  await migrateToLatest(templateUrl, sequelize);
+  await sequelize.close();
+  // Test files run in child processes, which inherit this environment.
+  process.env.DT_TEST_DATABASE_URL = handle.databaseUrl('postgres');
+}
+
+export async function globalTeardown(): Promise<void> {
+  await handle?.stop().catch(() => undefined);
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+}
