@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import express from 'express';
+import { internalApiRoutes } from '../routes/index.ts';
+import type { AppServices } from '../services.ts';
+import { ACCESS_RULE_KINDS, registerRoutes, type AnyRoute } from './routeTable.ts';
+
+test('every route in the internal table declares a known access rule', () => {
+  assert.ok(internalApiRoutes.length > 10);
+  for (const route of internalApiRoutes) {
+    const label = `${route.method.toUpperCase()} ${route.path}`;
+    assert.ok(route.access, `${label} has no access rule`);
+    assert.ok((ACCESS_RULE_KINDS as readonly string[]).includes(route.access.kind), `${label} has an unknown access rule`);
+  }
+});
+
+test('no two routes share a method and path', () => {
+  const seen = new Set<string>();
+  for (const route of internalApiRoutes) {
+    const key = `${route.method} ${route.path}`;
+    assert.ok(!seen.has(key), `duplicate route ${key}`);
+    seen.add(key);
+  }
+});
+
+test('registering a route without an access rule fails', () => {
+  const withoutRule = { method: 'get', path: '/x', handler: async () => undefined } as unknown as AnyRoute;
+  assert.throws(() => registerRoutes(express.Router(), [withoutRule], {} as AppServices), /has no valid access rule/);
+  const unknownRule = { ...withoutRule, access: { kind: 'whoever' } } as unknown as AnyRoute;
+  assert.throws(() => registerRoutes(express.Router(), [unknownRule], {} as AppServices), /has no valid access rule/);
+});
+
+test('only setup, session, health and legal routes are reachable while setup is pending', () => {
+  const exempt = internalApiRoutes.filter((route) => route.setupExempt).map((route) => route.path);
+  for (const path of exempt) {
+    assert.match(path, /^\/(setup|auth\/|healthz|readyz|legal\/)/, `${path} must not bypass the setup gate`);
+  }
+  for (const path of ['/setup', '/setup/admin', '/auth/login', '/auth/session', '/readyz', '/healthz']) {
+    assert.ok(exempt.includes(path), `${path} must be reachable during setup`);
+  }
+});
