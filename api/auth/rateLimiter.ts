@@ -25,7 +25,18 @@ export async function consumeRateLimit(sequelize: Sequelize, key: string, rule: 
      RETURNING hits, window_started_at`,
     { replacements: { key, windowSeconds: rule.windowSeconds }, type: QueryTypes.SELECT },
   );
+  if (Math.random() < CLEANUP_PROBABILITY) await pruneStaleCounters(sequelize);
   if (row && row.hits > rule.limit) throw rateLimited(row.window_started_at, rule);
+}
+
+/** Counters are keyed by login, e-mail and IP; old ones are dropped now and then, as a side effect of traffic. */
+const CLEANUP_PROBABILITY = 0.01;
+const LONGEST_WINDOW_SECONDS = 86_400;
+
+export async function pruneStaleCounters(sequelize: Sequelize): Promise<void> {
+  await sequelize.query('DELETE FROM rate_limit_counters WHERE window_started_at < now() - make_interval(secs => :seconds)', {
+    replacements: { seconds: LONGEST_WINDOW_SECONDS },
+  });
 }
 
 /** Throws when `key` is already over its limit, without counting a hit. */

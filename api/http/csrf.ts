@@ -6,6 +6,7 @@
  */
 import type { Request } from 'express';
 import type { AppServices } from '../services.ts';
+import { getSetting } from '../settings/instanceSettings.ts';
 import { ApiError } from './apiError.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -19,15 +20,30 @@ function originOf(value: string | undefined): string | null {
   }
 }
 
-export function assertSameOrigin(req: Request, services: AppServices, cookieAuthenticated: boolean): void {
+/**
+ * The instance's own origins: `BASE_URL` and the base URL saved by the setup wizard (the
+ * wizard pre-fills it with the address the admin actually uses).
+ */
+async function ownOrigins(services: AppServices): Promise<Set<string>> {
+  const saved = await getSetting('instance.baseUrl');
+  return new Set(saved ? [services.config.baseUrl, saved] : [services.config.baseUrl]);
+}
+
+export async function assertSameOrigin(req: Request, services: AppServices, cookieAuthenticated: boolean): Promise<void> {
   if (SAFE_METHODS.has(req.method)) return;
-  const allowed = new Set([services.config.baseUrl]);
   const origin = req.headers.origin;
-  const source = originOf(origin) ?? originOf(req.headers.referer);
-  if (source !== null) {
-    if (!allowed.has(source)) throw new ApiError('csrf_failed', 403, { reason: 'origin_mismatch' });
+  const referer = originOf(req.headers.referer);
+  if (origin === undefined && referer === null) {
+    if (cookieAuthenticated) throw new ApiError('csrf_failed', 403, { reason: 'origin_missing' });
     return;
   }
-  // `Origin: null` (sandboxed frames, privacy redirects) is never trusted.
-  if (origin === 'null' || cookieAuthenticated) throw new ApiError('csrf_failed', 403, { reason: 'origin_missing' });
+  const allowed = await ownOrigins(services);
+  if (origin !== undefined) {
+    // A present `Origin` alone decides; the Referer is only a fallback for browsers that omit it.
+    // `Origin: null` (sandboxed frames, privacy redirects) is never trusted, not even beside a matching Referer.
+    if (origin === 'null') throw new ApiError('csrf_failed', 403, { reason: 'origin_missing' });
+    if (!allowed.has(originOf(origin) ?? '')) throw new ApiError('csrf_failed', 403, { reason: 'origin_mismatch' });
+    return;
+  }
+  if (!allowed.has(referer ?? '')) throw new ApiError('csrf_failed', 403, { reason: 'origin_mismatch' });
 }

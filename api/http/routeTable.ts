@@ -77,11 +77,12 @@ export function registerRoutes(router: Router, routes: AnyRoute[], services: App
     router[route.method](route.path, async (req, res) => {
       if (!route.setupExempt) await assertSetupComplete();
       const actor = route.skipAuthentication ? null : await authenticateRequest(req, res, services);
-      assertSameOrigin(req, services, actor !== null);
+      await assertSameOrigin(req, services, actor !== null);
       await enforceAccessRule(route.access, actor);
-      const params = parseWithSchema(route.params, req.params, 'params');
-      const query = parseWithSchema(route.query, req.query, 'query');
-      const body = parseWithSchema(route.body, req.body, 'body');
+      const locale = () => resolveRequestLocale(req);
+      const params = await parseWithSchema(route.params, req.params, 'params', locale);
+      const query = await parseWithSchema(route.query, req.query, 'query', locale);
+      const body = await parseWithSchema(route.body, req.body, 'body', locale);
       const result = await route.handler({
         req,
         res,
@@ -90,7 +91,7 @@ export function registerRoutes(router: Router, routes: AnyRoute[], services: App
         body,
         actor,
         services,
-        locale: () => resolveRequestLocale(req),
+        locale,
       });
       if (res.headersSent) return;
       if (!result || result.body === undefined) res.status(result?.status ?? 204).end();

@@ -12,10 +12,11 @@ const userIdParams = z.object({ id: z.uuid() });
 async function setAccountEnabled(context: RouteContext<{ id: string }, unknown, unknown>, enabled: boolean) {
   const { req, params, actor, services } = context;
   const admin = actor!.user;
-  if (params.id === admin.id) throw new ApiError('cannot_modify_self');
   const user = await services.sequelize.transaction(async (transaction) => {
     const target = await User.findByPk(params.id, { transaction, lock: transaction.LOCK.UPDATE });
     if (!target) throw notFound();
+    // Compared on the loaded row: the path id may differ from ours in letter case only.
+    if (target.id === admin.id) throw new ApiError('cannot_modify_self');
     if (enabled && target.status === 'disabled') target.status = target.emailVerifiedAt ? 'ACTIVE' : 'unconfirmed';
     if (!enabled) {
       target.status = 'disabled';

@@ -24,13 +24,14 @@ export const authSessionRoutes: AnyRoute[] = [
     handler: async ({ req, res, body, actor, services }) => {
       const { perAccount, perIp, windowSeconds } = services.config.loginRateLimit;
       const login = body.login.toLowerCase();
-      const accountKey = `login:account:${login}`;
       await consumeRateLimit(services.sequelize, `login:ip:${req.ip}`, { limit: perIp, windowSeconds });
-      await assertUnderRateLimit(services.sequelize, accountKey, { limit: perAccount, windowSeconds });
-
       const user = await User.findOne({
         where: { [Op.or]: [where(fn('lower', col('username')), login), where(fn('lower', col('email')), login)] },
       });
+      // Keyed on the account, not on what was typed: username and e-mail share one budget.
+      const accountKey = user ? `login:account:${user.id}` : `login:unknown:${login}`;
+      await assertUnderRateLimit(services.sequelize, accountKey, { limit: perAccount, windowSeconds });
+
       const passwordMatches = user?.passwordHash
         ? await verifyPassword(body.password, user.passwordHash)
         : await verifyAgainstDummy(body.password, services.config.passwordHashCost);

@@ -1,0 +1,84 @@
+/**
+ * Mounts the Astro site (built into site/dist by scripts/build-site.ts) behind the API
+ * routers: static assets first, then the setup gate, then Astro's page handler.
+ *
+ * Content-Security-Policy: `securityHeaders` gives every response a policy under which
+ * nothing may run, which is right for JSON, files and redirects. Astro renders each page
+ * with its own policy as a response header (configured in astro.config.mjs: 'self' plus
+ * SHA-256 hashes of the inline island bootstrap scripts it emits). Astro writes its
+ * headers with `writeHead`, which takes precedence over headers set earlier with
+ * `setHeader`, so an HTML page carries exactly Astro's policy.
+ */
+import { existsSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import express, { type Express, type Request } from 'express';
+
+const SITE_DIST = fileURLToPath(new URL('../../site/dist/', import.meta.url));
+const CLIENT_DIR = path.join(SITE_DIST, 'client');
+const SERVER_ENTRY = path.join(SITE_DIST, 'server', 'entry.mjs');
+
+const SETUP_PATH = '/setup';
+/** Vite's content-hashed bundles: a changed file gets a new name, so browsers may keep them forever. */
+const HASHED_ASSETS_PATH = '/_astro';
+
+/** The node adapter's middleware-mode handler (`@astrojs/node`, `mode: 'middleware'`). */
+type AstroHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next?: (error?: unknown) => void,
+  locals?: SiteLocals,
+) => Promise<void>;
+
+/** What pages find in `Astro.locals`; declared for them in site/src/env.d.ts. */
+interface SiteLocals {
+  apiOrigin: string;
+}
+
+export interface MountSiteOptions {
+  isSetupComplete: () => Promise<boolean>;
+}
+
+export async function mountSite(app: Express, options: MountSiteOptions): Promise<void> {
+  if (!existsSync(SERVER_ENTRY)) {
+    throw new Error(`The site is not built: ${SERVER_ENTRY} is missing. Run \`node scripts/build-site.ts\`.`);
+  }
+  const { handler } = (await import(pathToFileURL(SERVER_ENTRY).href)) as { handler: AstroHandler };
+
+  app.use(HASHED_ASSETS_PATH, express.static(path.join(CLIENT_DIR, '_astro'), { immutable: true, maxAge: '365d', index: false, redirect: false }));
+  // Unhashed public files (favicon) may change with a release; revalidate hourly.
+  app.use(express.static(CLIENT_DIR, { maxAge: '1h', index: false, redirect: false }));
+
+  app.use(async (req, res, next) => {
+    // Pages answer GET and HEAD only; a missing hashed asset must not turn into a page.
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.path.startsWith(`${HASHED_ASSETS_PATH}/`)) {
+      next();
+      return;
+    }
+    try {
+      const setupComplete = await options.isSetupComplete();
+      const onSetupPage = req.path === SETUP_PATH || req.path === `${SETUP_PATH}/`;
+      if (setupComplete === onSetupPage) {
+        // Where this redirect points depends on state that changes once; never cache it.
+        res.setHeader('Cache-Control', 'no-store');
+        res.redirect(302, setupComplete ? '/' : SETUP_PATH);
+        return;
+      }
+      // No `next`: paths without a page render the site's own 404 page.
+      await handler(req, res, undefined, { apiOrigin: loopbackOrigin(req) });
+    } catch (error) {
+      next(error);
+    }
+  });
+}
+
+/**
+ * The address this very server was reached on, seen from inside: pages read the API
+ * through it, whatever public host name or proxy sits in front.
+ */
+function loopbackOrigin(req: Request): string {
+  const address = req.socket.localAddress ?? '127.0.0.1';
+  const host = address.includes(':') ? `[${address}]` : address;
+  return `http://${host}:${req.socket.localPort}`;
+}

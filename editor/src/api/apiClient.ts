@@ -1,0 +1,82 @@
+/**
+ * Same-origin JSON calls from islands to `/api/v1`. The session travels in the
+ * HttpOnly `dt_session` cookie and the browser's own `Accept-Language` makes the API
+ * localize its error messages, so a failure carries text ready to show.
+ */
+import type { ApiErrorBody, ErrorCode, FieldProblem } from './apiViews.ts';
+
+export const API_BASE = '/api/v1';
+
+/** `code` is an API error code, or `network_error` / `unexpected_response` when no API answer could be read. */
+export class ApiRequestError extends Error {
+  override name = 'ApiRequestError';
+  readonly code: ErrorCode | 'network_error' | 'unexpected_response';
+  readonly status: number;
+  readonly details: Record<string, unknown>;
+  readonly retryAfterSeconds: number | null;
+
+  constructor(input: {
+    code: ApiRequestError['code'];
+    status: number;
+    message: string;
+    details?: Record<string, unknown>;
+    retryAfterSeconds?: number | null;
+  }) {
+    super(input.message);
+    this.code = input.code;
+    this.status = input.status;
+    this.details = input.details ?? {};
+    this.retryAfterSeconds = input.retryAfterSeconds ?? null;
+  }
+
+  /** Field-level problems of a `validation_failed` answer, keyed by field path. */
+  get fieldProblems(): Record<string, string> {
+    const fields = this.details['fields'];
+    if (!Array.isArray(fields)) return {};
+    const byPath: Record<string, string> = {};
+    for (const field of fields as FieldProblem[]) {
+      if (typeof field?.path === 'string' && typeof field.message === 'string' && !(field.path in byPath)) {
+        byPath[field.path] = field.message;
+      }
+    }
+    return byPath;
+  }
+}
+
+function isApiErrorBody(value: unknown): value is ApiErrorBody {
+  const error = (value as ApiErrorBody | null)?.error;
+  return typeof error?.code === 'string' && typeof error.message === 'string';
+}
+
+function parseRetryAfter(header: string | null): number | null {
+  if (!header) return null;
+  const seconds = Number(header);
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds) : null;
+}
+
+export async function callApi<T>(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(`${API_BASE}${path}`, {
+      method,
+      credentials: 'same-origin',
+      headers: body === undefined ? { Accept: 'application/json' } : { Accept: 'application/json', 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiRequestError({ code: 'network_error', status: 0, message: '' });
+  }
+  if (response.status === 204) return undefined as T;
+  const payload: unknown = await response.json().catch(() => undefined);
+  if (response.ok) return payload as T;
+  if (isApiErrorBody(payload)) {
+    throw new ApiRequestError({
+      code: payload.error.code,
+      status: response.status,
+      message: payload.error.message,
+      details: payload.error.details,
+      retryAfterSeconds: parseRetryAfter(response.headers.get('Retry-After')),
+    });
+  }
+  throw new ApiRequestError({ code: 'unexpected_response', status: response.status, message: '' });
+}

@@ -1,0 +1,75 @@
+/**
+ * The JSON views of `/api/v1` the browser client reads. They mirror the API's presenters;
+ * the error codes come from the API itself.
+ */
+import type { ErrorCode } from '../../../api/http/errorCodes.ts';
+import type { Locale } from '../../../api/i18n/locale.ts';
+
+export type { ErrorCode, Locale };
+
+export type DigestFrequency = 'hourly' | 'daily' | 'off';
+export type RegistrationMode = 'open' | 'closed';
+
+export interface UserView {
+  id: string;
+  username: string;
+  email: string;
+  displayName: string;
+  locale: Locale | null;
+  status: 'ACTIVE' | 'unconfirmed' | 'disabled';
+  isSiteAdmin: boolean;
+  emailVerified: boolean;
+  digestFrequency: DigestFrequency;
+  autoWatchOwnPages: boolean;
+  autoWatchOnComment: boolean;
+  createdAt: string;
+}
+
+export interface InstanceView {
+  name: string | null;
+  baseUrl: string | null;
+  defaultLocale: Locale;
+}
+
+export interface SetupStepsView {
+  admin: boolean;
+  instance: boolean;
+  smtp: boolean;
+  registration: boolean;
+}
+
+export interface SetupStateView {
+  completed: boolean;
+  completedAt: string | null;
+  steps: SetupStepsView;
+  smtpConfigured: boolean;
+  instance: InstanceView;
+  registrationMode: RegistrationMode;
+}
+
+export interface PondSummaryView {
+  id: string;
+  slug: string;
+  name: string;
+  kind: 'personal' | 'shared';
+  role: 'pond_admin' | 'editor' | 'reader';
+}
+
+export interface ListView<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface FieldProblem {
+  path: string;
+  code: string;
+  message: string;
+}
+
+export interface ApiErrorBody {
+  error: {
+    code: ErrorCode;
+    message: string;
+    details?: Record<string, unknown>;
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * Turns whatever a submit threw into what a form shows: one announced message and
+ * per-field messages from a `validation_failed` answer.
+ */
+import { tick } from 'svelte';
+import { ApiRequestError } from '../api/apiClient.ts';
+import type { Translate } from '../i18n/translator.ts';
+
+export interface FormFailure {
+  message: string;
+  fields: Record<string, string>;
+  /** The API error code, when the API answered. */
+  code: string | null;
+  details: Record<string, unknown>;
+}
+
+export function describeFailure(error: unknown, t: Translate): FormFailure {
+  if (!(error instanceof ApiRequestError)) {
+    return { message: t('error.unexpected'), fields: {}, code: null, details: {} };
+  }
+  if (error.code === 'network_error') {
+    return { message: t('error.network'), fields: {}, code: null, details: {} };
+  }
+  if (error.code === 'unexpected_response' || !error.message) {
+    return { message: t('error.unexpected'), fields: {}, code: null, details: {} };
+  }
+  const retry = error.retryAfterSeconds === null ? '' : ` ${t('error.retryAfter', { seconds: error.retryAfterSeconds })}`;
+  return { message: error.message + retry, fields: error.fieldProblems, code: error.code, details: error.details };
+}
+
+/** Moves focus to the first field marked invalid, so keyboard and screen-reader users land on it. */
+export async function focusFirstInvalidField(form: HTMLFormElement | undefined): Promise<void> {
+  await tick();
+  form?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+}
