@@ -39,6 +39,8 @@ export interface AppConfig {
   readonly host: string;
   /** Origin the instance is reached at; session cookies and CSRF checks key on it. */
   readonly baseUrl: string;
+  /** False when BASE_URL was not set and `baseUrl` is only the localhost default. */
+  readonly baseUrlExplicit: boolean;
   readonly dataDir: string;
   /** Set when an external Postgres is used; absent means the supervisor starts embedded Postgres. */
   readonly databaseUrl: string | undefined;
@@ -92,6 +94,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     port: parsed.PORT,
     host: parsed.HOST,
     baseUrl,
+    baseUrlExplicit: parsed.BASE_URL !== undefined,
     dataDir,
     databaseUrl: parsed.DATABASE_URL,
     embeddedPgPort: parsed.EMBEDDED_PG_PORT,

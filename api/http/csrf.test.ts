@@ -118,3 +118,33 @@ describe('CSRF check', () => {
     assert.equal((await client.get('/users/me')).status, 200);
   });
 });
+
+describe('CSRF origins besides BASE_URL', () => {
+  let instance: TestInstance;
+  before(async () => {
+    // As on a first `npm start`: no BASE_URL, the browser uses 127.0.0.1 instead of localhost.
+    instance = await startTestInstance({ explicitBaseUrl: false });
+    await completeSetup(instance);
+    // So only the Host rule can admit 127.0.0.1 below.
+    await instance.services.sequelize.query(`UPDATE settings SET value = '"https://elsewhere.example"' WHERE key = 'instance.baseUrl'`);
+  });
+  after(() => instance.close());
+
+  test('without BASE_URL, a write from the address the browser used is allowed', async () => {
+    assert.equal(instance.services.config.baseUrl.startsWith('http://localhost:'), true);
+    const { client } = await createVerifiedUser(instance);
+    assert.equal((await client.patch('/users/me', { displayName: 'Via IP' }, { origin: instance.baseUrl })).status, 200);
+  });
+
+  test('without BASE_URL, a foreign Origin is still refused', async () => {
+    const { client } = await createVerifiedUser(instance);
+    assertCsrfFailed(await client.patch('/users/me', { displayName: 'Evil' }, { origin: FOREIGN }), 'origin_mismatch');
+  });
+
+  test('the base URL saved by setup counts as our own origin', async () => {
+    const { client } = await createVerifiedUser(instance);
+    assertCsrfFailed(await client.patch('/users/me', { displayName: 'Proxy' }, { origin: 'https://wiki.example.org' }), 'origin_mismatch');
+    await instance.services.sequelize.query(`UPDATE settings SET value = '"https://wiki.example.org"' WHERE key = 'instance.baseUrl'`);
+    assert.equal((await client.patch('/users/me', { displayName: 'Proxy' }, { origin: 'https://wiki.example.org' })).status, 200);
+  });
+});

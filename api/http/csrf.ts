@@ -24,9 +24,14 @@ function originOf(value: string | undefined): string | null {
  * The instance's own origins: `BASE_URL` and the base URL saved by the setup wizard (the
  * wizard pre-fills it with the address the admin actually uses).
  */
-async function ownOrigins(services: AppServices): Promise<Set<string>> {
+async function ownOrigins(req: Request, services: AppServices): Promise<Set<string>> {
+  const origins = new Set([services.config.baseUrl]);
   const saved = await getSetting('instance.baseUrl');
-  return new Set(saved ? [services.config.baseUrl, saved] : [services.config.baseUrl]);
+  if (saved) origins.add(saved);
+  // Without BASE_URL we do not know our public address (first run at 127.0.0.1 or a LAN IP):
+  // the classic same-origin check against the Host the browser addressed still stops cross-site writes.
+  if (!services.config.baseUrlExplicit && req.headers.host) origins.add(`${req.protocol}://${req.headers.host}`);
+  return origins;
 }
 
 export async function assertSameOrigin(req: Request, services: AppServices, cookieAuthenticated: boolean): Promise<void> {
@@ -37,7 +42,7 @@ export async function assertSameOrigin(req: Request, services: AppServices, cook
     if (cookieAuthenticated) throw new ApiError('csrf_failed', 403, { reason: 'origin_missing' });
     return;
   }
-  const allowed = await ownOrigins(services);
+  const allowed = await ownOrigins(req, services);
   if (origin !== undefined) {
     // A present `Origin` alone decides; the Referer is only a fallback for browsers that omit it.
     // `Origin: null` (sandboxed frames, privacy redirects) is never trusted, not even beside a matching Referer.

@@ -25,6 +25,8 @@ export interface TestInstanceOptions {
   site?: boolean;
   /** Extra environment variables for the config (e.g. SMTP fallback, rate limits). */
   env?: Record<string, string>;
+  /** False starts without BASE_URL, as a first `npm start` does (base URL defaults to localhost). */
+  explicitBaseUrl?: boolean;
 }
 
 export async function startTestInstance(options: TestInstanceOptions = {}): Promise<TestInstance> {
@@ -36,7 +38,7 @@ export async function startTestInstance(options: TestInstanceOptions = {}): Prom
   const baseUrl = `http://127.0.0.1:${port}`;
   const config = parseConfig({
     PORT: String(port),
-    BASE_URL: baseUrl,
+    ...(options.explicitBaseUrl === false ? {} : { BASE_URL: baseUrl }),
     DATA_DIR: dataDir,
     DATABASE_URL: database.url,
     SESSION_SECRET: 'test-session-secret-that-is-long-enough-0123456789',
