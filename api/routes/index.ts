@@ -5,12 +5,14 @@ import { adminUserRoutes } from './adminUserRoutes.ts';
 import { authAccountRoutes } from './authAccountRoutes.ts';
 import { authSessionRoutes } from './authSessionRoutes.ts';
 import { healthRoutes } from './healthRoutes.ts';
+import { legalRoutes } from './legalRoutes.ts';
 import { pondRoutes } from './pondRoutes.ts';
 import { setupRoutes } from './setupRoutes.ts';
 import { userRoutes } from './userRoutes.ts';
 
 export const internalApiRoutes: AnyRoute[] = [
   ...healthRoutes,
+  ...legalRoutes,
   ...setupRoutes,
   ...authSessionRoutes,
   ...authAccountRoutes,

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { completeSetup } from '../testing/fixtures.ts';
+import { TestClient } from '../testing/testClient.ts';
+import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
+
+describe('GET /legal/:kind', () => {
+  let instance: TestInstance;
+  before(async () => {
+    instance = await startTestInstance();
+  });
+  after(() => instance.close());
+
+  test('answers while setup is pending, with a localized notice instead of a 404', async () => {
+    const anonymous = new TestClient(instance.baseUrl);
+    const english = await anonymous.get('/legal/imprint', { headers: { 'accept-language': 'en' } });
+    assert.equal(english.status, 200);
+    assert.match(english.headers.get('content-type') ?? '', /text\/html/);
+    assert.match(english.text, /<h1>Imprint<\/h1>/);
+    assert.match(english.text, /has not filled in this page yet/);
+    const german = await anonymous.get('/legal/privacy', { headers: { 'accept-language': 'de' } });
+    assert.equal(german.status, 200);
+    assert.match(german.text, /<h1>Datenschutzerklärung<\/h1>/);
+    assert.match(german.text, /noch nicht eingerichtet/);
+    assert.match(german.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+  });
+
+  test('an unknown kind is a validation error', async () => {
+    const response = await new TestClient(instance.baseUrl).get('/legal/terms');
+    assert.equal(response.status, 400);
+    assert.equal(response.body.error.code, 'validation_failed');
+  });
+
+  test('shows the configured text, escaped, with paragraphs kept', async () => {
+    const admin = await completeSetup(instance);
+    const saved = await admin.patch('/admin/settings', { 'legal.imprint': 'Dorfteich e.V.\nTeichweg 1\n\n<script>alert(1)</script>' });
+    assert.equal(saved.status, 200, saved.text);
+    const page = await new TestClient(instance.baseUrl).get('/legal/imprint');
+    assert.match(page.text, /<p>Dorfteich e\.V\.<br>Teichweg 1<\/p>/);
+    assert.ok(!page.text.includes('<script>'), 'markup in the text is escaped');
+    assert.match(page.text, /&#60;script&#62;/);
+    assert.match(page.text, /<title>Imprint – Testteich<\/title>/);
+  });
+});

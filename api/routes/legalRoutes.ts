@@ -1,0 +1,70 @@
+/**
+ * Legal pages (imprint, privacy) as self-contained HTML, reachable even while setup is
+ * pending. The texts come from `legal.imprint` / `legal.privacy`; until the content pipeline
+ * exists they are rendered as escaped plain text (paragraphs and line breaks kept).
+ */
+import { z } from 'zod';
+import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
+import type { Locale } from '../i18n/locale.ts';
+import { getSetting } from '../settings/instanceSettings.ts';
+
+const TITLES: Record<'imprint' | 'privacy', Record<Locale, string>> = {
+  imprint: { de: 'Impressum', en: 'Imprint' },
+  privacy: { de: 'Datenschutzerklärung', en: 'Privacy policy' },
+};
+
+const NOT_CONFIGURED: Record<Locale, string> = {
+  de: 'Diese Seite wurde von der Betreiberin oder dem Betreiber dieser Instanz noch nicht eingerichtet.',
+  en: 'The operator of this instance has not filled in this page yet.',
+};
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+function paragraphs(text: string): string {
+  return text
+    .split(/\n\s*\n/)
+    .map((block) => block.trim())
+    .filter(Boolean)
+    .map((block) => `<p>${escapeHtml(block).replaceAll('\n', '<br>')}</p>`)
+    .join('\n');
+}
+
+export function renderLegalPage(input: { kind: 'imprint' | 'privacy'; text: string; locale: Locale; instanceName: string }): string {
+  const title = TITLES[input.kind][input.locale];
+  const body = input.text.trim() ? paragraphs(input.text) : `<p class="notice">${escapeHtml(NOT_CONFIGURED[input.locale])}</p>`;
+  return `<!doctype html>
+<html lang="${input.locale}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} – ${escapeHtml(input.instanceName)}</title>
+<style>body{font-family:system-ui,sans-serif;line-height:1.6;color:#1d2433;max-width:44rem;margin:2rem auto;padding:0 1rem}h1{font-size:1.8rem}.notice{color:#555;font-style:italic}</style>
+</head>
+<body>
+<main>
+<h1>${escapeHtml(title)}</h1>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+export const legalRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/legal/:kind',
+    access: { kind: 'public' },
+    setupExempt: true,
+    params: z.object({ kind: z.enum(['imprint', 'privacy']) }),
+    handler: async ({ params, res, locale }) => {
+      const text = await getSetting(params.kind === 'imprint' ? 'legal.imprint' : 'legal.privacy');
+      const html = renderLegalPage({ kind: params.kind, text, locale: await locale(), instanceName: await getSetting('instance.name') });
+      res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+      res.setHeader('Vary', 'Accept-Language');
+      res.type('html').send(html);
+    },
+  }),
+];
