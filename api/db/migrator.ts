@@ -4,7 +4,7 @@
  * starting at once wait for each other instead of racing.
  */
 import pg from 'pg';
-import type { Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import { SequelizeStorage, Umzug } from 'umzug';
 import { migrations } from './migrations/index.ts';
 
@@ -42,8 +42,14 @@ export async function migrateToLatest(databaseUrl: string, sequelize: Sequelize)
   }
 }
 
-/** Names of migrations not yet applied; the readiness check fails while this is non-empty. */
+/**
+ * Names of migrations not yet applied; the readiness check fails while this is non-empty.
+ * Read-only (umzug's own `pending()` would create its table), so probes change nothing.
+ */
 export async function pendingMigrations(sequelize: Sequelize): Promise<string[]> {
-  const pending = await createMigrator(sequelize).pending();
-  return pending.map((migration) => migration.name);
+  const [table] = await sequelize.query<{ exists: boolean }>(`SELECT to_regclass('schema_migrations') IS NOT NULL AS exists`, { type: QueryTypes.SELECT });
+  const applied = table?.exists
+    ? new Set((await sequelize.query<{ name: string }>('SELECT name FROM schema_migrations', { type: QueryTypes.SELECT })).map((row) => row.name))
+    : new Set<string>();
+  return migrations.map((migration) => migration.name).filter((name) => !applied.has(name));
 }

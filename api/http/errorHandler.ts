@@ -24,6 +24,29 @@ function fromBodyParser(error: unknown): ApiError | null {
   }
 }
 
+/**
+ * Client errors raised by Express itself: a malformed percent-encoding in a path parameter
+ * (a URIError the router marks 400) and http-errors it exposes as 4xx. The caller's fault,
+ * never a 500. Other libraries' errors that merely carry a `status` (e.g. a remote server's
+ * answer) stay internal.
+ */
+function fromExpressClientError(error: unknown): ApiError | null {
+  if (!(error instanceof Error)) return null;
+  const { status, expose } = error as { status?: unknown; expose?: unknown };
+  if (typeof status !== 'number' || status < 400 || status > 499) return null;
+  if (!(error instanceof URIError) && expose !== true) return null;
+  switch (status) {
+    case 404:
+      return new ApiError('not_found', 404);
+    case 413:
+      return new ApiError('payload_too_large', 413);
+    case 415:
+      return new ApiError('unsupported_media_type', 415);
+    default:
+      return new ApiError('invalid_request', 400);
+  }
+}
+
 export async function sendApiError(req: Request, res: Response, error: ApiError): Promise<void> {
   const locale = await resolveRequestLocale(req);
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
@@ -36,7 +59,7 @@ export function createErrorHandler(logger: Logger): ErrorRequestHandler {
       next(error);
       return;
     }
-    let apiError = error instanceof ApiError ? error : fromBodyParser(error);
+    let apiError = error instanceof ApiError ? error : (fromBodyParser(error) ?? fromExpressClientError(error));
     if (!apiError) {
       logger.error({ err: error, reqId: req.id }, 'unhandled error');
       apiError = new ApiError('internal_error', 500);

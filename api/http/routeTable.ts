@@ -55,6 +55,11 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
   setupExempt?: boolean;
   /** Health probes answer without touching sessions, so they work while the database is down. */
   skipAuthentication?: boolean;
+  /**
+   * A state the route needs, checked after the access rule and before validation, so a
+   * locked step answers 410 whatever its body (e.g. `POST /setup/admin` after setup).
+   */
+  precondition?: () => Promise<void>;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
@@ -79,6 +84,7 @@ export function registerRoutes(router: Router, routes: AnyRoute[], services: App
       const actor = route.skipAuthentication ? null : await authenticateRequest(req, res, services);
       await assertSameOrigin(req, services, actor !== null);
       await enforceAccessRule(route.access, actor);
+      await route.precondition?.();
       const locale = () => resolveRequestLocale(req);
       const params = await parseWithSchema(route.params, req.params, 'params', locale);
       const query = await parseWithSchema(route.query, req.query, 'query', locale);

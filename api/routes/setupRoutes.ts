@@ -28,6 +28,12 @@ const smtpBody = z.object({
   testRecipient: z.string().trim().pipe(z.email()),
 });
 
+/**
+ * Parsed in the handler, after the pending check: once setup is complete the step answers
+ * 410 whatever the body (the route wrapper would otherwise answer 400 first).
+ */
+const setupAdminBody = z.object({ username: usernameSchema, email: emailSchema, password: passwordSchema, displayName: displayNameSchema });
+
 const auditActor = (user: { id: string; username: string }) => ({ id: user.id, name: user.username });
 
 export const setupRoutes: AnyRoute[] = [
@@ -44,9 +50,9 @@ export const setupRoutes: AnyRoute[] = [
     path: '/setup/admin',
     access: { kind: 'public' },
     setupExempt: true,
-    body: z.object({ username: usernameSchema, email: emailSchema, password: passwordSchema, displayName: displayNameSchema }),
+    precondition: assertSetupPending,
+    body: setupAdminBody,
     handler: async ({ req, res, body, services }) => {
-      await assertSetupPending();
       const { user, token, expiresAt } = await services.sequelize.transaction(async (transaction) => {
         await services.sequelize.query('SELECT pg_advisory_xact_lock(:key)', { replacements: { key: SETUP_ADMIN_LOCK_KEY }, transaction });
         if ((await getSetting('setup.adminId', transaction)) !== null) throw new ApiError('setup_admin_exists');

@@ -79,6 +79,8 @@ export async function up({ sequelize }: { sequelize: Sequelize }): Promise<void>
     $$;
     CREATE TRIGGER audit_entries_no_update BEFORE UPDATE OR DELETE ON audit_entries
       FOR EACH ROW EXECUTE FUNCTION audit_entries_append_only();
+    CREATE TRIGGER audit_entries_no_truncate BEFORE TRUNCATE ON audit_entries
+      FOR EACH STATEMENT EXECUTE FUNCTION audit_entries_append_only();
 
     CREATE TABLE mail_outbox (
       id bigserial PRIMARY KEY,
