@@ -14,7 +14,7 @@ import { createAccount } from '../commands/accountCreator.ts';
 import { ApiError } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute, type RouteContext } from '../http/routeTable.ts';
 import { isLocale } from '../i18n/locale.ts';
-import { User } from '../models/index.ts';
+import { User, type EmailTokenPurpose } from '../models/index.ts';
 import { presentUser } from '../presenters/userPresenter.ts';
 import type { AppServices } from '../services.ts';
 import { getSetting } from '../settings/instanceSettings.ts';
@@ -38,6 +38,27 @@ async function sendVerificationMail(user: User, token: string, context: RouteCon
   const link = `${await linkBase(context.services)}/verify-email?token=${encodeURIComponent(token)}`;
   const instanceName = await getSetting('instance.name');
   await context.services.mailer.send(user.email, { kind: 'verify_email', displayName: user.displayName, instanceName, link }, await userLocale(user, context));
+}
+
+type EmailRequestContext = RouteContext<unknown, unknown, { email: string }>;
+
+/**
+ * The account a mailed-link request is for, or null. Counts the request against the caller's
+ * IP and the address first, so probing or mail-bombing is limited whether or not it exists.
+ */
+async function linkRecipient(context: EmailRequestContext, purpose: 'verify' | 'reset', eligible: (user: User) => boolean): Promise<User | null> {
+  const { req, body, services } = context;
+  await consumeRateLimit(services.sequelize, `mail:ip:${req.ip}`, MAIL_RATE_LIMIT);
+  await consumeRateLimit(services.sequelize, `mail:${purpose}:${body.email}`, { limit: 5, windowSeconds: 3600 });
+  const user = await findByEmail(body.email);
+  return user && eligible(user) ? user : null;
+}
+
+async function issueAuditedLink(context: EmailRequestContext, user: User, purpose: EmailTokenPurpose, action: string): Promise<string> {
+  return context.services.sequelize.transaction(async (transaction) => {
+    await recordAudit({ actor: { id: user.id, name: user.username }, action, ip: context.req.ip }, transaction);
+    return issueEmailToken(user.id, purpose, transaction);
+  });
 }
 
 export const authAccountRoutes: AnyRoute[] = [
@@ -101,17 +122,8 @@ export const authAccountRoutes: AnyRoute[] = [
     setupExempt: true,
     body: z.object({ email: emailSchema }),
     handler: async (context) => {
-      const { req, body, services } = context;
-      await consumeRateLimit(services.sequelize, `mail:ip:${req.ip}`, MAIL_RATE_LIMIT);
-      await consumeRateLimit(services.sequelize, `mail:verify:${body.email}`, { limit: 5, windowSeconds: 3600 });
-      const user = await findByEmail(body.email);
-      if (user && user.status === 'unconfirmed') {
-        const token = await services.sequelize.transaction(async (transaction) => {
-          await recordAudit({ actor: { id: user.id, name: user.username }, action: 'auth.verification_resent', ip: req.ip }, transaction);
-          return issueEmailToken(user.id, 'verify_email', transaction);
-        });
-        await sendVerificationMail(user, token, context);
-      }
+      const user = await linkRecipient(context, 'verify', (candidate) => candidate.status === 'unconfirmed');
+      if (user) await sendVerificationMail(user, await issueAuditedLink(context, user, 'verify_email', 'auth.verification_resent'), context);
       return { status: 202, body: {} };
     },
   }),
@@ -123,18 +135,12 @@ export const authAccountRoutes: AnyRoute[] = [
     setupExempt: true,
     body: z.object({ email: emailSchema }),
     handler: async (context) => {
-      const { req, body, services } = context;
-      await consumeRateLimit(services.sequelize, `mail:ip:${req.ip}`, MAIL_RATE_LIMIT);
-      await consumeRateLimit(services.sequelize, `mail:reset:${body.email}`, { limit: 5, windowSeconds: 3600 });
-      const user = await findByEmail(body.email);
-      if (user && user.status !== 'disabled') {
-        const token = await services.sequelize.transaction(async (transaction) => {
-          await recordAudit({ actor: { id: user.id, name: user.username }, action: 'auth.password_reset_requested', ip: req.ip }, transaction);
-          return issueEmailToken(user.id, 'reset_password', transaction);
-        });
-        const link = `${await linkBase(services)}/reset-password?token=${encodeURIComponent(token)}`;
+      const user = await linkRecipient(context, 'reset', (candidate) => candidate.status !== 'disabled');
+      if (user) {
+        const token = await issueAuditedLink(context, user, 'reset_password', 'auth.password_reset_requested');
+        const link = `${await linkBase(context.services)}/reset-password?token=${encodeURIComponent(token)}`;
         const instanceName = await getSetting('instance.name');
-        await services.mailer.send(user.email, { kind: 'reset_password', displayName: user.displayName, instanceName, link }, await userLocale(user, context));
+        await context.services.mailer.send(user.email, { kind: 'reset_password', displayName: user.displayName, instanceName, link }, await userLocale(user, context));
       }
       return { status: 202, body: {} };
     },
