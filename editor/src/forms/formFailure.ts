@@ -14,16 +14,15 @@ export interface FormFailure {
   details: Record<string, unknown>;
 }
 
+/** A failure the API did not report: found in the browser, or no API answer could be read. */
+export function localFailure(message: string, fields: Record<string, string> = {}): FormFailure {
+  return { message, fields, code: null, details: {} };
+}
+
 export function describeFailure(error: unknown, t: Translate): FormFailure {
-  if (!(error instanceof ApiRequestError)) {
-    return { message: t('error.unexpected'), fields: {}, code: null, details: {} };
-  }
-  if (error.code === 'network_error') {
-    return { message: t('error.network'), fields: {}, code: null, details: {} };
-  }
-  if (error.code === 'unexpected_response' || !error.message) {
-    return { message: t('error.unexpected'), fields: {}, code: null, details: {} };
-  }
+  if (!(error instanceof ApiRequestError)) return localFailure(t('error.unexpected'));
+  if (error.code === 'network_error') return localFailure(t('error.network'));
+  if (error.code === 'unexpected_response' || !error.message) return localFailure(t('error.unexpected'));
   const retry = error.retryAfterSeconds === null ? '' : ` ${t('error.retryAfter', { seconds: error.retryAfterSeconds })}`;
   return { message: error.message + retry, fields: error.fieldProblems, code: error.code, details: error.details };
 }
