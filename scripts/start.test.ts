@@ -1,10 +1,10 @@
 /**
  * The supervisor as a user runs it: `npm start` on an empty DATA_DIR, Ctrl-C, and again.
  */
+import { freePort } from '../api/testing/freePort.ts';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -18,15 +18,6 @@ after(() => {
   for (const child of supervisors) if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 function isAlive(pid: number): boolean {
   try {

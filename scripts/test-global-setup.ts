@@ -2,8 +2,8 @@
  * `node --test --test-global-setup`: starts one embedded Postgres for the whole run and
  * builds a migrated template database; each test file clones it (see api/testing).
  */
+import { freePort } from '../api/testing/freePort.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -15,17 +15,6 @@ export const TEMPLATE_DATABASE = 'dt_template';
 
 let handle: EmbeddedPostgresHandle | null = null;
 let dataDir: string | null = null;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 export async function globalSetup(): Promise<void> {
   if (process.env.DT_TEST_DATABASE_URL) return; // an external Postgres was given

@@ -10,6 +10,11 @@ export interface AuditActor {
   name: string | null;
 }
 
+/** The audit actor for an account: its id, and its username as it was at the time. */
+export function auditActorOf(user: { id: string; username: string }): AuditActor {
+  return { id: user.id, name: user.username };
+}
+
 export interface AuditRecord {
   actor: AuditActor | null;
   action: string;

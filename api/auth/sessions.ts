@@ -49,7 +49,8 @@ export async function createSession(
 export async function validateSessionToken(token: string, policy: SessionPolicy): Promise<ValidatedSession | null> {
   const [id, secret, extra] = token.split('.');
   if (!id || !secret || extra !== undefined || id.length > 64 || secret.length > 128) return null;
-  const session = await Session.findByPk(id);
+  // One round trip: every authenticated request passes here.
+  const session = await Session.findByPk(id, { include: [{ model: User, as: 'user' }] });
   if (!session) return null;
   const given = hashSecret(secret);
   const stored = Buffer.from(session.secretHash);
@@ -58,7 +59,7 @@ export async function validateSessionToken(token: string, policy: SessionPolicy)
     await session.destroy();
     return null;
   }
-  const user = await User.findByPk(session.userId);
+  const user = session.user;
   if (!user || user.status === 'disabled') {
     await session.destroy();
     return null;

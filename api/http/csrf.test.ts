@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { Session, User } from '../models/index.ts';
-import { completeSetup, createVerifiedUser } from '../testing/fixtures.ts';
+import { completeSetup, createVerifiedUser, resetRateLimits } from '../testing/fixtures.ts';
 import { TestClient, type TestResponse } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 
@@ -25,8 +25,7 @@ describe('CSRF check', () => {
     await completeSetup(instance);
   });
   after(() => instance.close());
-  // Every test signs a user up from 127.0.0.1; the per-IP signup limit is not under test here.
-  beforeEach(() => instance.services.sequelize.query('DELETE FROM rate_limit_counters'));
+  beforeEach(() => resetRateLimits(instance));
 
   async function displayNameOf(userId: string): Promise<string> {
     return (await User.findByPk(userId))!.displayName;

@@ -2,6 +2,7 @@
  * Localized mail texts (de/en). Each template yields a subject, a plain-text body and an
  * HTML body; every interpolated value is HTML-escaped in the HTML part.
  */
+import { escapeHtml } from '../html/escapeHtml.ts';
 import type { Locale } from '../i18n/locale.ts';
 
 export interface RenderedMail {
@@ -14,10 +15,6 @@ export type MailTemplate =
   | { kind: 'verify_email'; displayName: string; instanceName: string; link: string }
   | { kind: 'reset_password'; displayName: string; instanceName: string; link: string }
   | { kind: 'smtp_test'; instanceName: string };
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
 
 interface Paragraphs {
   subject: string;

@@ -15,6 +15,7 @@ export function initModels(sequelize: Sequelize): void {
   for (const model of [User, Session, EmailToken, Setting, AuditEntry, MailOutboxEntry, Pond, Grant]) {
     model.initModel(sequelize);
   }
+  Session.belongsTo(User, { foreignKey: 'userId', as: 'user' });
 }
 
 export { AuditEntry, EmailToken, Grant, MailOutboxEntry, Pond, Session, Setting, User };

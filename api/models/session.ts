@@ -1,7 +1,8 @@
-import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import { DataTypes, Model, type CreationOptional, type NonAttribute, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import type { User } from './user.ts';
 
 /** A browser session; only a SHA-256 of its secret is stored. */
-export class Session extends Model<InferAttributes<Session>, InferCreationAttributes<Session>> {
+export class Session extends Model<InferAttributes<Session, { omit: 'user' }>, InferCreationAttributes<Session, { omit: 'user' }>> {
   declare id: string;
   declare userId: string;
   declare secretHash: Buffer;
@@ -10,6 +11,8 @@ export class Session extends Model<InferAttributes<Session>, InferCreationAttrib
   declare userAgent: string | null;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
+  /** Loaded with the session when a request is authenticated. */
+  declare user?: NonAttribute<User>;
 
   static initModel(sequelize: Sequelize): void {
     Session.init(

@@ -1,6 +1,6 @@
 /** Instance settings for the Site Admin, under dotted keys. */
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
-import { recordAudit } from '../audit/auditLog.ts';
+import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { getAllSettings, parseSettingsPatch, setSetting, type SettingKey } from '../settings/instanceSettings.ts';
 
 /** The SMTP password never leaves the server. */
@@ -35,7 +35,7 @@ export const adminSettingsRoutes: AnyRoute[] = [
         }
         await recordAudit(
           {
-            actor: { id: user.id, name: user.username },
+            actor: auditActorOf(user),
             action: 'settings.changed',
             details: { changes: Object.fromEntries(Object.entries(changes).map(([key, value]) => [key, auditableValue(value)])) },
             ip: req.ip,

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { AuditEntry, MailOutboxEntry, Session, User } from '../models/index.ts';
-import { completeSetup, createVerifiedUser } from '../testing/fixtures.ts';
+import { completeSetup, createVerifiedUser, resetRateLimits } from '../testing/fixtures.ts';
 import { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 
@@ -20,8 +20,7 @@ describe('admin user actions', () => {
     adminId = (await admin.get('/users/me')).body.id;
   });
   after(() => instance.close());
-  // Every test signs users up and in from 127.0.0.1; the per-IP limits are not under test here.
-  beforeEach(() => instance.services.sequelize.query('DELETE FROM rate_limit_counters'));
+  beforeEach(() => resetRateLimits(instance));
 
   test('disabling answers 200 with the disabled account, ends its sessions and is audited', async () => {
     const { client, user } = await createVerifiedUser(instance);

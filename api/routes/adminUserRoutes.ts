@@ -1,7 +1,7 @@
 /** Site Admin actions on accounts. Disabling ends every session of the account at once. */
 import { z } from 'zod';
 import { invalidateUserSessions } from '../auth/sessions.ts';
-import { recordAudit } from '../audit/auditLog.ts';
+import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute, type RouteContext } from '../http/routeTable.ts';
 import { User } from '../models/index.ts';
@@ -23,7 +23,7 @@ async function setAccountEnabled(context: RouteContext<{ id: string }, unknown, 
       await invalidateUserSessions(target.id, transaction);
     }
     await target.save({ transaction });
-    await recordAudit({ actor: { id: admin.id, name: admin.username }, action: enabled ? 'admin.user_enabled' : 'admin.user_disabled', details: { userId: target.id, username: target.username }, ip: req.ip }, transaction);
+    await recordAudit({ actor: auditActorOf(admin), action: enabled ? 'admin.user_enabled' : 'admin.user_disabled', details: { userId: target.id, username: target.username }, ip: req.ip }, transaction);
     return target;
   });
   return { body: presentUser(user) };

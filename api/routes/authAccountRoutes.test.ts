@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { AuditEntry, EmailToken, Grant, MailOutboxEntry, Pond, User } from '../models/index.ts';
-import { completeSetup, createVerifiedUser, latestMailedToken } from '../testing/fixtures.ts';
+import { completeSetup, createVerifiedUser, latestMailedToken, resetRateLimits } from '../testing/fixtures.ts';
 import { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 
@@ -57,8 +57,7 @@ describe('signup, verification and password reset with open registration', () =>
     await completeSetup(instance);
   });
   after(() => instance.close());
-  // Signup and mail requests are rate limited per IP; every test here comes from 127.0.0.1.
-  beforeEach(() => instance.services.sequelize.query('DELETE FROM rate_limit_counters'));
+  beforeEach(() => resetRateLimits(instance));
 
   async function signup(account = newAccount()) {
     const response = await new TestClient(instance.baseUrl).post('/auth/signup', account);

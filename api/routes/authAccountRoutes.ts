@@ -9,7 +9,7 @@ import { consumeEmailToken, issueEmailToken } from '../auth/emailTokens.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { consumeRateLimit } from '../auth/rateLimiter.ts';
 import { invalidateUserSessions } from '../auth/sessions.ts';
-import { recordAudit } from '../audit/auditLog.ts';
+import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { createAccount } from '../commands/accountCreator.ts';
 import { ApiError } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute, type RouteContext } from '../http/routeTable.ts';
@@ -56,7 +56,7 @@ async function linkRecipient(context: EmailRequestContext, purpose: 'verify' | '
 
 async function issueAuditedLink(context: EmailRequestContext, user: User, purpose: EmailTokenPurpose, action: string): Promise<string> {
   return context.services.sequelize.transaction(async (transaction) => {
-    await recordAudit({ actor: { id: user.id, name: user.username }, action, ip: context.req.ip }, transaction);
+    await recordAudit({ actor: auditActorOf(user), action, ip: context.req.ip }, transaction);
     return issueEmailToken(user.id, purpose, transaction);
   });
 }
@@ -87,7 +87,7 @@ export const authAccountRoutes: AnyRoute[] = [
           },
           transaction,
         );
-        await recordAudit({ actor: { id: created.id, name: created.username }, action: 'auth.signup', details: { username: created.username, email: created.email }, ip: req.ip }, transaction);
+        await recordAudit({ actor: auditActorOf(created), action: 'auth.signup', details: { username: created.username, email: created.email }, ip: req.ip }, transaction);
         return { user: created, token: await issueEmailToken(created.id, 'verify_email', transaction) };
       });
       await sendVerificationMail(user, token, context);
@@ -109,7 +109,7 @@ export const authAccountRoutes: AnyRoute[] = [
         user.emailVerifiedAt = new Date();
         if (user.status === 'unconfirmed') user.status = 'ACTIVE';
         await user.save({ transaction });
-        await recordAudit({ actor: { id: user.id, name: user.username }, action: 'auth.email_verified', details: { email: user.email }, ip: req.ip }, transaction);
+        await recordAudit({ actor: auditActorOf(user), action: 'auth.email_verified', details: { email: user.email }, ip: req.ip }, transaction);
       });
       return { body: { verified: true } };
     },
@@ -164,7 +164,7 @@ export const authAccountRoutes: AnyRoute[] = [
         user.emailVerifiedAt ??= new Date();
         await user.save({ transaction });
         await invalidateUserSessions(user.id, transaction);
-        await recordAudit({ actor: { id: user.id, name: user.username }, action: 'auth.password_reset', ip: req.ip }, transaction);
+        await recordAudit({ actor: auditActorOf(user), action: 'auth.password_reset', ip: req.ip }, transaction);
       });
       return { body: { reset: true } };
     },

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AuditEntry, Session } from '../models/index.ts';
-import { completeSetup, createVerifiedUser, latestMailedToken } from '../testing/fixtures.ts';
+import { completeSetup, createVerifiedUser, latestMailedToken, resetRateLimits } from '../testing/fixtures.ts';
 import { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 
@@ -23,10 +23,6 @@ function sessionSetCookie(headers: Headers): string {
   const cookie = headers.getSetCookie().find((value) => value.startsWith('dt_session='));
   assert.ok(cookie, 'response sets dt_session');
   return cookie;
-}
-
-async function clearRateLimits(instance: TestInstance): Promise<void> {
-  await instance.services.sequelize.query('DELETE FROM rate_limit_counters');
 }
 
 describe('login, logout and session', () => {
@@ -215,7 +211,7 @@ describe('login rate limits', () => {
     try {
       await completeSetup(instance);
       const { credentials } = await createVerifiedUser(instance);
-      await clearRateLimits(instance);
+      await resetRateLimits(instance);
       const client = new TestClient(instance.baseUrl);
       for (const login of ['someone', 'someone-else', 'a-third']) {
         assert.equal((await client.post('/auth/login', { login, password: 'wrong password!' })).status, 401);

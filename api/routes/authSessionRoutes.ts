@@ -8,7 +8,7 @@ import { isSecureRequest } from '../auth/authenticateRequest.ts';
 import { verifyAgainstDummy, verifyPassword } from '../auth/passwords.ts';
 import { assertUnderRateLimit, consumeRateLimit, resetRateLimit } from '../auth/rateLimiter.ts';
 import { clearSessionCookie, createSession, invalidateSession, setSessionCookie } from '../auth/sessions.ts';
-import { recordAudit } from '../audit/auditLog.ts';
+import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { ApiError } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import { User } from '../models/index.ts';
@@ -37,15 +37,15 @@ export const authSessionRoutes: AnyRoute[] = [
         : await verifyAgainstDummy(body.password, services.config.passwordHashCost);
       if (!user || !passwordMatches) {
         await consumeRateLimit(services.sequelize, accountKey, { limit: Number.MAX_SAFE_INTEGER, windowSeconds });
-        await recordAudit({ actor: user ? { id: user.id, name: user.username } : null, action: 'auth.login_failed', details: { login, reason: 'invalid_credentials' }, ip: req.ip });
+        await recordAudit({ actor: user ? auditActorOf(user) : null, action: 'auth.login_failed', details: { login, reason: 'invalid_credentials' }, ip: req.ip });
         throw new ApiError('invalid_credentials');
       }
       if (user.status === 'disabled') {
-        await recordAudit({ actor: { id: user.id, name: user.username }, action: 'auth.login_failed', details: { login, reason: 'account_disabled' }, ip: req.ip });
+        await recordAudit({ actor: auditActorOf(user), action: 'auth.login_failed', details: { login, reason: 'account_disabled' }, ip: req.ip });
         throw new ApiError('account_disabled');
       }
       if (user.status === 'unconfirmed') {
-        await recordAudit({ actor: { id: user.id, name: user.username }, action: 'auth.login_failed', details: { login, reason: 'email_unverified' }, ip: req.ip });
+        await recordAudit({ actor: auditActorOf(user), action: 'auth.login_failed', details: { login, reason: 'email_unverified' }, ip: req.ip });
         throw new ApiError('email_unverified');
       }
       await resetRateLimit(services.sequelize, accountKey);
@@ -54,7 +54,7 @@ export const authSessionRoutes: AnyRoute[] = [
       const session = await services.sequelize.transaction(async (transaction) => {
         user.lastLoginAt = new Date();
         await user.save({ transaction });
-        await recordAudit({ actor: { id: user.id, name: user.username }, action: 'auth.login', details: { method: 'password' }, ip: req.ip }, transaction);
+        await recordAudit({ actor: auditActorOf(user), action: 'auth.login', details: { method: 'password' }, ip: req.ip }, transaction);
         return createSession(user.id, { ip: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null, policy: { ttlDays: services.config.sessionTtlDays } }, transaction);
       });
       setSessionCookie(res, session.token, session.session.expiresAt, isSecureRequest(req, services));
@@ -70,7 +70,7 @@ export const authSessionRoutes: AnyRoute[] = [
     handler: async ({ req, res, actor, services }) => {
       if (actor) {
         await invalidateSession(actor.session.id);
-        await recordAudit({ actor: { id: actor.user.id, name: actor.user.username }, action: 'auth.logout', ip: req.ip });
+        await recordAudit({ actor: auditActorOf(actor.user), action: 'auth.logout', ip: req.ip });
       }
       clearSessionCookie(res, isSecureRequest(req, services));
       return { status: 204 };

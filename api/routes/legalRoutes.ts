@@ -3,6 +3,7 @@
  * pending. The texts come from `legal.imprint` / `legal.privacy`; until the content pipeline
  * exists they are rendered as escaped plain text (paragraphs and line breaks kept).
  */
+import { escapeHtml } from '../html/escapeHtml.ts';
 import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import type { Locale } from '../i18n/locale.ts';
@@ -17,10 +18,6 @@ const NOT_CONFIGURED: Record<Locale, string> = {
   de: 'Diese Seite wurde von der Betreiberin oder dem Betreiber dieser Instanz noch nicht eingerichtet.',
   en: 'The operator of this instance has not filled in this page yet.',
 };
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
 
 function paragraphs(text: string): string {
   return text

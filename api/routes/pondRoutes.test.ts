@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { Pond } from '../models/index.ts';
-import { completeSetup, createVerifiedUser } from '../testing/fixtures.ts';
+import { completeSetup, createVerifiedUser, resetRateLimits } from '../testing/fixtures.ts';
 import { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 
@@ -16,7 +16,7 @@ describe('GET /ponds', () => {
     await completeSetup(instance);
   });
   after(() => instance.close());
-  beforeEach(() => instance.services.sequelize.query('DELETE FROM rate_limit_counters'));
+  beforeEach(() => resetRateLimits(instance));
 
   test('anonymously answers 401 unauthenticated', async () => {
     const response = await new TestClient(instance.baseUrl).get('/ponds');

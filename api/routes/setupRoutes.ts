@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { displayNameSchema, emailSchema, passwordSchema, usernameSchema } from '../auth/accountSchemas.ts';
 import { isSecureRequest } from '../auth/authenticateRequest.ts';
 import { createSession, setSessionCookie } from '../auth/sessions.ts';
-import { recordAudit } from '../audit/auditLog.ts';
+import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { createAccount } from '../commands/accountCreator.ts';
 import { ApiError } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
@@ -33,8 +33,6 @@ const smtpBody = z.object({
  * 410 whatever the body (the route wrapper would otherwise answer 400 first).
  */
 const setupAdminBody = z.object({ username: usernameSchema, email: emailSchema, password: passwordSchema, displayName: displayNameSchema });
-
-const auditActor = (user: { id: string; username: string }) => ({ id: user.id, name: user.username });
 
 export const setupRoutes: AnyRoute[] = [
   defineRoute({
@@ -62,7 +60,7 @@ export const setupRoutes: AnyRoute[] = [
         );
         await setSetting('setup.adminId', created.id, { actorId: created.id, transaction });
         const session = await createSession(created.id, { ip: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null, policy: { ttlDays: services.config.sessionTtlDays } }, transaction);
-        await recordAudit({ actor: auditActor(created), action: 'setup.admin_created', details: { username: created.username, email: created.email }, ip: req.ip }, transaction);
+        await recordAudit({ actor: auditActorOf(created), action: 'setup.admin_created', details: { username: created.username, email: created.email }, ip: req.ip }, transaction);
         return { user: created, token: session.token, expiresAt: session.session.expiresAt };
       });
       setSessionCookie(res, token, expiresAt, isSecureRequest(req, services));
@@ -88,7 +86,7 @@ export const setupRoutes: AnyRoute[] = [
         await setSetting('instance.baseUrl', body.baseUrl, options);
         await setSetting('instance.defaultLocale', body.defaultLocale, options);
         await setSetting('setup.instanceSavedAt', new Date().toISOString(), options);
-        await recordAudit({ actor: auditActor(user), action: 'setup.instance_saved', details: body, ip: req.ip }, transaction);
+        await recordAudit({ actor: auditActorOf(user), action: 'setup.instance_saved', details: body, ip: req.ip }, transaction);
       });
       return { body: { instance: body } };
     },
@@ -113,13 +111,13 @@ export const setupRoutes: AnyRoute[] = [
           ...(transportError.responseCode ? { responseCode: transportError.responseCode } : {}),
           ...(transportError.command ? { command: transportError.command } : {}),
         };
-        await recordAudit({ actor: auditActor(user), action: 'setup.smtp_test_failed', details: { host: settings.host, port: settings.port, error: details.message }, ip: req.ip });
+        await recordAudit({ actor: auditActorOf(user), action: 'setup.smtp_test_failed', details: { host: settings.host, port: settings.port, error: details.message }, ip: req.ip });
         throw new ApiError('smtp_test_failed', undefined, details);
       }
       await services.sequelize.transaction(async (transaction) => {
         await setSetting('smtp.settings', settings, { actorId: user.id, transaction });
         await recordAudit(
-          { actor: auditActor(user), action: 'setup.smtp_saved', details: { host: settings.host, port: settings.port, secure: settings.secure, from: settings.from, username: settings.username ?? null }, ip: req.ip },
+          { actor: auditActorOf(user), action: 'setup.smtp_saved', details: { host: settings.host, port: settings.port, secure: settings.secure, from: settings.from, username: settings.username ?? null }, ip: req.ip },
           transaction,
         );
       });
@@ -138,7 +136,7 @@ export const setupRoutes: AnyRoute[] = [
       await services.sequelize.transaction(async (transaction) => {
         await setSetting('registration.mode', body.mode, { actorId: user.id, transaction });
         await setSetting('setup.registrationSavedAt', new Date().toISOString(), { actorId: user.id, transaction });
-        await recordAudit({ actor: auditActor(user), action: 'setup.registration_saved', details: { mode: body.mode }, ip: req.ip }, transaction);
+        await recordAudit({ actor: auditActorOf(user), action: 'setup.registration_saved', details: { mode: body.mode }, ip: req.ip }, transaction);
       });
       return { body: { registrationMode: body.mode } };
     },
@@ -159,7 +157,7 @@ export const setupRoutes: AnyRoute[] = [
         await services.sequelize.query('SELECT pg_advisory_xact_lock(:key)', { replacements: { key: SETUP_ADMIN_LOCK_KEY }, transaction });
         if ((await getSetting('setup.completedAt', transaction)) !== null) throw new ApiError('setup_completed');
         await setSetting('setup.completedAt', completedAt, { actorId: user.id, transaction });
-        await recordAudit({ actor: auditActor(user), action: 'setup.completed', details: { completedAt }, ip: req.ip }, transaction);
+        await recordAudit({ actor: auditActorOf(user), action: 'setup.completed', details: { completedAt }, ip: req.ip }, transaction);
       });
       return { body: { completed: true, completedAt } };
     },

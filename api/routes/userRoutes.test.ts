@@ -7,7 +7,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { errorMessagesDe } from '../i18n/errorMessages.de.ts';
 import { errorMessagesEn } from '../i18n/errorMessages.en.ts';
 import { User } from '../models/index.ts';
-import { completeSetup, createVerifiedUser } from '../testing/fixtures.ts';
+import { completeSetup, createVerifiedUser, resetRateLimits } from '../testing/fixtures.ts';
 import { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 
@@ -18,8 +18,7 @@ describe('current user', () => {
     await completeSetup(instance);
   });
   after(() => instance.close());
-  // Every test signs a user up from 127.0.0.1; the per-IP signup limit is not under test here.
-  beforeEach(() => instance.services.sequelize.query('DELETE FROM rate_limit_counters'));
+  beforeEach(() => resetRateLimits(instance));
 
   test('GET /users/me anonymously answers 401 unauthenticated', async () => {
     const response = await new TestClient(instance.baseUrl).get('/users/me');

@@ -2,7 +2,7 @@
  * A real SMTP server (smtp-server) on 127.0.0.1 port 0 for mail tests: it collects every
  * message it accepts, can reject recipients, and accepts any login.
  */
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
 export interface ReceivedMail {
@@ -51,14 +51,8 @@ export async function startSmtpTestServer(options: { rejectRecipients?: boolean 
   return { port, messages, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-/** A port nothing listens on: bound once, then released. */
-export async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
+/** A port nothing listens on, for transport failures. */
+export { freePort as closedPort } from './freePort.ts';
 
 /** The decoded `Subject` header of a raw message (RFC 2047 encoded words, folded lines). */
 export function subjectOf(raw: string): string {
