@@ -7,6 +7,7 @@ import { createApp } from './app.ts';
 import { bootstrapServices } from './bootstrap.ts';
 import { loadConfigOrExit } from './config.ts';
 import { createLogger } from './logger.ts';
+import { startAccessChangeListener } from './policies/accessChangeListener.ts';
 
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel);
@@ -16,6 +17,7 @@ if (!config.databaseUrl) {
 }
 
 const services = await bootstrapServices(config, config.databaseUrl, logger);
+const accessChanges = startAccessChangeListener(config.databaseUrl, logger);
 const app = await createApp(services, { site: process.env.DT_SITE !== 'off' });
 const server = createServer(app);
 server.listen(config.port, config.host, () => logger.info({ port: config.port, baseUrl: config.baseUrl }, 'api listening'));
@@ -28,6 +30,7 @@ async function shutdown(signal: string): Promise<void> {
   server.close();
   server.closeIdleConnections();
   setTimeout(() => server.closeAllConnections(), 5000).unref();
+  await accessChanges.stop();
   await services.sequelize.close().catch(() => undefined);
   process.exit(0);
 }

@@ -50,7 +50,7 @@ export async function createAccount(props: AccountProps, transaction: Transactio
     { transaction },
   );
   await Grant.create(
-    { pondId: pond.id, subjectType: 'user', subjectUserId: user.id, role: 'pond_admin', scopeType: 'pond', scopeId: null, effect: 'allow', createdBy: user.id },
+    { pondId: pond.id, subjectType: 'user', subjectUserId: user.id, role: 'pond_admin', scopeType: 'pond', scopeLabelId: null, scopePageId: null, effect: 'allow', createdBy: user.id },
     { transaction },
   );
   return { user, pond };

@@ -7,6 +7,17 @@
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import { authenticateRequest, type Actor } from '../auth/authenticateRequest.ts';
+import type { Label, Page, Pond } from '../models/index.ts';
+import {
+  accessSubjectOf,
+  authorizeLabel,
+  authorizePage,
+  authorizePond,
+  type AccessSubject,
+  type PageCapability,
+  type PondCapability,
+  type SubjectAccess,
+} from '../policies/accessPolicy.ts';
 import type { Locale } from '../i18n/locale.ts';
 import type { AppServices } from '../services.ts';
 import { ApiError, forbidden, unauthenticated } from './apiError.ts';
@@ -16,17 +27,32 @@ import { assertSetupComplete, assertSetupPending, isSetupAdmin } from '../setup/
 import { parseWithSchema } from './validation.ts';
 
 /**
- * Who may call a route. Later issues add pond-role and page-permission rules here; the
- * route wrapper refuses to register a route whose rule it does not know.
+ * Who may call a route. The route wrapper refuses to register a route whose rule it does not
+ * know. Resource rules name the path parameter holding the id (default `id`) and ask the
+ * policy module; a denied read answers 404, a denied write on something readable 403.
  */
 export type AccessRule =
   | { kind: 'public' }
   | { kind: 'session' }
   | { kind: 'siteAdmin' }
   /** The Site Admin created by `POST /setup/admin`, while setup runs. */
-  | { kind: 'setupAdmin' };
+  | { kind: 'setupAdmin' }
+  /** `visible`: the pond's members and anyone a label/page grant reaches; else a pond-level capability. */
+  | { kind: 'pond'; capability: PondCapability; param?: string }
+  /** `allowTrashed` for routes that work on trashed pages (restore, purge). */
+  | { kind: 'page'; capability: PageCapability; param?: string; allowTrashed?: boolean }
+  /** Labels belong to their pond: the capability is checked at pond level. */
+  | { kind: 'label'; capability: PondCapability; param?: string };
 
-export const ACCESS_RULE_KINDS = ['public', 'session', 'siteAdmin', 'setupAdmin'] as const satisfies AccessRule['kind'][];
+export const ACCESS_RULE_KINDS = ['public', 'session', 'siteAdmin', 'setupAdmin', 'pond', 'page', 'label'] as const satisfies AccessRule['kind'][];
+
+/** What a resource rule loaded and authorized, for the handler to use. */
+export interface AuthorizedResource {
+  pond?: Pond;
+  page?: Page;
+  label?: Label;
+  access?: SubjectAccess;
+}
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -38,6 +64,9 @@ export interface RouteContext<P, Q, B> {
   body: B;
   /** Null on public routes called anonymously. */
   actor: Actor | null;
+  /** The actor as the policy module sees it (anonymous when there is no actor). */
+  subject: AccessSubject;
+  resource: AuthorizedResource;
   services: AppServices;
   locale: () => Promise<Locale>;
 }
@@ -83,7 +112,8 @@ export function registerRoutes(router: Router, routes: AnyRoute[], services: App
       if (!route.setupExempt) await assertSetupComplete();
       const actor = route.skipAuthentication ? null : await authenticateRequest(req, res, services);
       await assertSameOrigin(req, services, actor !== null);
-      await enforceAccessRule(route.access, actor);
+      const subject = accessSubjectOf(actor);
+      const resource = await enforceAccessRule(route.access, actor, subject, req.params as Record<string, string>, services);
       await route.precondition?.();
       const locale = () => resolveRequestLocale(req);
       const params = await parseWithSchema(route.params, req.params, 'params', locale);
@@ -96,6 +126,8 @@ export function registerRoutes(router: Router, routes: AnyRoute[], services: App
         query,
         body,
         actor,
+        subject,
+        resource,
         services,
         locale,
       });
@@ -106,22 +138,34 @@ export function registerRoutes(router: Router, routes: AnyRoute[], services: App
   }
 }
 
-async function enforceAccessRule(rule: AccessRule, actor: Actor | null): Promise<void> {
+async function enforceAccessRule(
+  rule: AccessRule,
+  actor: Actor | null,
+  subject: AccessSubject,
+  params: Record<string, string>,
+  services: AppServices,
+): Promise<AuthorizedResource> {
   switch (rule.kind) {
     case 'public':
-      return;
+      return {};
     case 'session':
       if (!actor) throw unauthenticated();
-      return;
+      return {};
     case 'siteAdmin':
       if (!actor) throw unauthenticated();
       if (!actor.user.isSiteAdmin) throw forbidden();
-      return;
+      return {};
     case 'setupAdmin':
       await assertSetupPending();
       if (!actor) throw unauthenticated();
       if (!(await isSetupAdmin(actor.user.id))) throw forbidden();
-      return;
+      return {};
+    case 'pond':
+      return authorizePond(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability);
+    case 'page':
+      return authorizePage(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability, { allowTrashed: rule.allowTrashed ?? false });
+    case 'label':
+      return authorizeLabel(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability);
     default:
       throw new ApiError('internal_error');
   }

@@ -13,7 +13,8 @@ export class Grant extends Model<InferAttributes<Grant>, InferCreationAttributes
   declare subjectUserId: string | null;
   declare role: PondRole;
   declare scopeType: GrantScopeType;
-  declare scopeId: string | null;
+  declare scopeLabelId: string | null;
+  declare scopePageId: string | null;
   declare effect: GrantEffect;
   declare createdBy: string | null;
   declare createdAt: CreationOptional<Date>;
@@ -28,7 +29,8 @@ export class Grant extends Model<InferAttributes<Grant>, InferCreationAttributes
         subjectUserId: { type: DataTypes.UUID, allowNull: true },
         role: { type: DataTypes.TEXT, allowNull: false },
         scopeType: { type: DataTypes.TEXT, allowNull: false },
-        scopeId: { type: DataTypes.UUID, allowNull: true },
+        scopeLabelId: { type: DataTypes.UUID, allowNull: true },
+        scopePageId: { type: DataTypes.UUID, allowNull: true },
         effect: { type: DataTypes.TEXT, allowNull: false },
         createdBy: { type: DataTypes.UUID, allowNull: true },
         createdAt: DataTypes.DATE,

@@ -9,7 +9,9 @@ export class Pond extends Model<InferAttributes<Pond>, InferCreationAttributes<P
   declare kind: PondKind;
   declare ownerId: string | null;
   declare settings: CreationOptional<Record<string, unknown>>;
+  declare fonts: CreationOptional<Record<string, string>>;
   declare trashedAt: CreationOptional<Date | null>;
+  declare trashedBy: CreationOptional<string | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 
@@ -22,7 +24,9 @@ export class Pond extends Model<InferAttributes<Pond>, InferCreationAttributes<P
         kind: { type: DataTypes.TEXT, allowNull: false },
         ownerId: { type: DataTypes.UUID, allowNull: true },
         settings: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
+        fonts: { type: DataTypes.JSONB, allowNull: false, defaultValue: {} },
         trashedAt: { type: DataTypes.DATE, allowNull: true },
+        trashedBy: { type: DataTypes.UUID, allowNull: true },
         createdAt: DataTypes.DATE,
         updatedAt: DataTypes.DATE,
       },

@@ -83,7 +83,8 @@ describe('signup, verification and password reset with open registration', () =>
     assert.equal(grants[0]!.subjectUserId, userId);
     assert.equal(grants[0]!.role, 'pond_admin');
     assert.equal(grants[0]!.scopeType, 'pond');
-    assert.equal(grants[0]!.scopeId, null);
+    assert.equal(grants[0]!.scopeLabelId, null);
+    assert.equal(grants[0]!.scopePageId, null);
     assert.equal(grants[0]!.effect, 'allow');
 
     const mail = await MailOutboxEntry.findOne({ where: { recipient: account.email, kind: 'verify_email' } });

@@ -6,6 +6,10 @@ import { authAccountRoutes } from './authAccountRoutes.ts';
 import { authSessionRoutes } from './authSessionRoutes.ts';
 import { healthRoutes } from './healthRoutes.ts';
 import { legalRoutes } from './legalRoutes.ts';
+import { grantRoutes } from './grantRoutes.ts';
+import { labelRoutes } from './labelRoutes.ts';
+import { memberRoutes } from './memberRoutes.ts';
+import { pageRoutes } from './pageRoutes.ts';
 import { pondRoutes } from './pondRoutes.ts';
 import { setupRoutes } from './setupRoutes.ts';
 import { userRoutes } from './userRoutes.ts';
@@ -18,6 +22,10 @@ export const internalApiRoutes: AnyRoute[] = [
   ...authAccountRoutes,
   ...userRoutes,
   ...pondRoutes,
+  ...memberRoutes,
+  ...grantRoutes,
+  ...labelRoutes,
+  ...pageRoutes,
   ...adminSettingsRoutes,
   ...adminUserRoutes,
 ];

@@ -11,6 +11,8 @@ import { createApp } from '../app.ts';
 import { bootstrapServices } from '../bootstrap.ts';
 import { parseConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
+import { startAccessChangeListener } from '../policies/accessChangeListener.ts';
+import { invalidateAllPondAccess } from '../policies/pondAccessCache.ts';
 import type { AppServices } from '../services.ts';
 import { forgetSetupCompletion } from '../setup/setupState.ts';
 import { createTestDatabase } from './testDatabase.ts';
@@ -49,6 +51,8 @@ export async function startTestInstance(options: TestInstanceOptions = {}): Prom
   });
   const services = await bootstrapServices(config, database.url, createLogger(config.logLevel));
   forgetSetupCompletion();
+  invalidateAllPondAccess();
+  const accessChanges = startAccessChangeListener(database.url, services.logger);
   const app = await createApp(services, { site: options.site ?? false });
   server.on('request', app);
   return {
@@ -57,6 +61,7 @@ export async function startTestInstance(options: TestInstanceOptions = {}): Prom
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await accessChanges.stop();
       await services.sequelize.close();
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });

@@ -3,6 +3,7 @@
  */
 import type { Sequelize } from 'sequelize';
 import * as foundation from './0001-foundation.ts';
+import * as access from './0002-access.ts';
 
 export interface Migration {
   name: string;
@@ -10,4 +11,7 @@ export interface Migration {
   down(context: { sequelize: Sequelize }): Promise<void>;
 }
 
-export const migrations: Migration[] = [{ name: '0001-foundation', ...foundation }];
+export const migrations: Migration[] = [
+  { name: '0001-foundation', ...foundation },
+  { name: '0002-access', ...access },
+];

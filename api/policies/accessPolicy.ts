@@ -1,0 +1,150 @@
+/**
+ * The policy module every part asks: internal API, public REST API, MCP, the collaboration
+ * server, search, feeds and jobs. It answers "may this subject do this to that pond / page /
+ * label" (throwing 404 for a denied read and 403 for a denied write on something readable),
+ * and in bulk "which of these pages may it read / write".
+ */
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Actor } from '../auth/authenticateRequest.ts';
+import { ApiError, forbidden, notFound, unauthenticated } from '../http/apiError.ts';
+import { Label, Page, Pond } from '../models/index.ts';
+import { ANONYMOUS, SubjectAccess, effectivePondRole, pondVisible, type AccessSubject, type Capability, type PageState } from './grantResolution.ts';
+import { loadPondAccess } from './pondAccessCache.ts';
+
+export type PondCapability = 'visible' | Capability;
+export type PageCapability = 'read' | 'write';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID.test(value);
+}
+
+export function accessSubjectOf(actor: Actor | null): AccessSubject {
+  if (!actor) return ANONYMOUS;
+  return { userId: actor.user.id, signedIn: true, isSiteAdmin: actor.user.isSiteAdmin };
+}
+
+/** The subject's view of one pond, or null when the pond does not exist. */
+export async function subjectAccessTo(sequelize: Sequelize, subject: AccessSubject, pondId: string): Promise<SubjectAccess | null> {
+  if (!isUuid(pondId)) return null;
+  const data = await loadPondAccess(sequelize, pondId);
+  return data ? new SubjectAccess(data, subject) : null;
+}
+
+function allowsOnPond(access: SubjectAccess, capability: PondCapability): boolean {
+  return capability === 'visible' ? pondVisible(access) : access.pond(capability).allowed;
+}
+
+function requireSessionFor(capability: PondCapability, subject: AccessSubject): void {
+  if ((capability === 'write' || capability === 'admin') && !subject.signedIn) throw unauthenticated();
+}
+
+/** The pond if the subject may act on it with `capability`; 404 when it cannot see it, 403 when it can. */
+export async function authorizePond(sequelize: Sequelize, subject: AccessSubject, pondId: string, capability: PondCapability): Promise<{ pond: Pond; access: SubjectAccess }> {
+  requireSessionFor(capability, subject);
+  const access = await subjectAccessTo(sequelize, subject, pondId);
+  if (!access || !pondVisible(access)) throw notFound();
+  if (!allowsOnPond(access, capability)) throw forbidden();
+  const pond = await Pond.findByPk(pondId);
+  if (!pond) throw notFound();
+  return { pond, access };
+}
+
+/**
+ * The page if the subject may act on it. A trashed page answers `page_trashed` to those who
+ * may see it (write capability) unless the route works on trashed pages (`allowTrashed`).
+ */
+export async function authorizePage(
+  sequelize: Sequelize,
+  subject: AccessSubject,
+  pageId: string,
+  capability: PageCapability,
+  options: { allowTrashed?: boolean } = {},
+): Promise<{ page: Page; access: SubjectAccess }> {
+  requireSessionFor(capability, subject);
+  const page = isUuid(pageId) ? await Page.findByPk(pageId) : null;
+  if (!page) throw notFound();
+  const access = await subjectAccessTo(sequelize, subject, page.pondId);
+  if (!access || !access.page(page, 'read').allowed) throw notFound();
+  if (page.trashedAt && !options.allowTrashed) throw new ApiError('page_trashed', 404, { trashedAt: page.trashedAt.toISOString() });
+  if (!access.page(page, capability).allowed) throw forbidden();
+  return { page, access };
+}
+
+/** The label if the subject may act on its pond with `capability` (labels live at pond level). */
+export async function authorizeLabel(sequelize: Sequelize, subject: AccessSubject, labelId: string, capability: PondCapability): Promise<{ label: Label; access: SubjectAccess }> {
+  requireSessionFor(capability, subject);
+  const label = isUuid(labelId) ? await Label.findByPk(labelId) : null;
+  if (!label) throw notFound();
+  const access = await subjectAccessTo(sequelize, subject, label.pondId);
+  if (!access || !pondVisible(access)) throw notFound();
+  if (!allowsOnPond(access, capability)) throw forbidden();
+  return { label, access };
+}
+
+/**
+ * The bulk form: which of these pages the subject may read (or write). Access data is loaded
+ * once per pond, never per page.
+ */
+export async function permittedPageIds(
+  sequelize: Sequelize,
+  subject: AccessSubject,
+  pages: readonly (PageState & { pondId: string })[],
+  capability: PageCapability = 'read',
+): Promise<Set<string>> {
+  const byPond = new Map<string, SubjectAccess | null>();
+  const permitted = new Set<string>();
+  for (const page of pages) {
+    let access = byPond.get(page.pondId);
+    if (access === undefined) {
+      access = await subjectAccessTo(sequelize, subject, page.pondId);
+      byPond.set(page.pondId, access);
+    }
+    if (access?.page(page, capability).allowed) permitted.add(page.id);
+  }
+  return permitted;
+}
+
+/** A filter for pages of one pond whose access was already resolved. */
+export function pagePermission(access: SubjectAccess, capability: PageCapability = 'read'): (page: PageState) => boolean {
+  return (page) => access.page(page, capability).allowed;
+}
+
+export interface ListedPond {
+  pond: Pond;
+  access: SubjectAccess;
+}
+
+/**
+ * The ponds a signed-in user belongs to: those where a grant names them or all signed-in
+ * users and the resolution lets them see the pond. Ponds reachable only through `public`
+ * grants are public reading, not membership, and are not listed. With `trashed`, lists the
+ * trashed ponds the user may restore instead (every trashed pond for a Site Admin).
+ */
+export async function listMemberPonds(sequelize: Sequelize, subject: AccessSubject, options: { trashed?: boolean } = {}): Promise<ListedPond[]> {
+  if (!subject.userId) return [];
+  const candidates = await sequelize.query<{ id: string }>(
+    options.trashed && subject.isSiteAdmin
+      ? `SELECT id FROM ponds WHERE trashed_at IS NOT NULL`
+      : `SELECT DISTINCT g.pond_id AS id FROM grants g JOIN ponds p ON p.id = g.pond_id
+          WHERE (g.subject_user_id = :userId OR g.subject_type = 'signed-in')
+            AND (p.trashed_at IS NOT NULL) = :trashed`,
+    { replacements: { userId: subject.userId, trashed: Boolean(options.trashed) }, type: QueryTypes.SELECT },
+  );
+  // Membership is what the user holds themselves; a Site Admin's bypass does not make them a member.
+  const asMember: AccessSubject = { ...subject, isSiteAdmin: false };
+  const accessById = new Map<string, SubjectAccess>();
+  for (const { id } of candidates) {
+    const access = await subjectAccessTo(sequelize, options.trashed ? subject : asMember, id);
+    if (!access) continue;
+    if (options.trashed ? !access.pond('admin').allowed : !pondVisible(access)) continue;
+    accessById.set(id, access);
+  }
+  if (accessById.size === 0) return [];
+  const ponds = await Pond.findAll({ where: { id: [...accessById.keys()] }, order: [['kind', 'ASC'], ['name', 'ASC'], ['id', 'ASC']] });
+  return ponds.map((pond) => ({ pond, access: accessById.get(pond.id)! }));
+}
+
+export { effectivePondRole, pondVisible, SubjectAccess };
+export type { AccessSubject, Capability, PageState };

@@ -1,0 +1,3 @@
+import type { AnyRoute } from '../http/routeTable.ts';
+
+export const pageRoutes: AnyRoute[] = [];
