@@ -6,6 +6,7 @@ import { QueryTypes, UniqueConstraintError, type Transaction } from 'sequelize';
 import { hashPassword } from '../auth/passwords.ts';
 import { ApiError } from '../http/apiError.ts';
 import { Grant, Pond, User, type UserStatus } from '../models/index.ts';
+import { derivePondSlug } from './pondCommands.ts';
 
 export interface AccountProps {
   username: string;
@@ -66,14 +67,10 @@ async function assertIdentityFree(username: string, email: string, transaction: 
   if (rows[0]?.email_taken) throw new ApiError('email_taken');
 }
 
-/** The username as pond slug, or `<username>-<n>` when a shared pond already took it. */
-async function freePondSlug(username: string, transaction: Transaction): Promise<string> {
-  const base = username.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'pond';
-  const taken = await Pond.sequelize!.query<{ slug: string }>(
-    `SELECT lower(slug) AS slug FROM ponds WHERE lower(slug) = :base OR lower(slug) LIKE :pattern`,
-    { replacements: { base, pattern: `${base}-%` }, type: QueryTypes.SELECT, transaction },
-  );
-  const takenSlugs = new Set(taken.map((row) => row.slug));
-  if (!takenSlugs.has(base)) return base;
-  for (let n = 2; ; n += 1) if (!takenSlugs.has(`${base}-${n}`)) return `${base}-${n}`;
+/**
+ * The personal pond's slug: the username slugified (`Jörg.Müller` → `joerg-mueller`), with
+ * reserved slugs skipped and `-<n>` appended when a pond already took it.
+ */
+export async function freePondSlug(username: string, transaction: Transaction): Promise<string> {
+  return derivePondSlug(username, transaction);
 }

@@ -39,3 +39,12 @@ test('only setup, session, health and legal routes are reachable while setup is 
     assert.ok(exempt.includes(path), `${path} must be reachable during setup`);
   }
 });
+
+test('every route on a pond, page or label id is guarded by the policy for that resource', () => {
+  const guardedBy: Record<string, string> = { ponds: 'pond', pages: 'page', labels: 'label' };
+  for (const route of internalApiRoutes) {
+    const match = /^\/(ponds|pages|labels)\/:id(\/|$)/.exec(route.path);
+    if (!match) continue;
+    assert.equal(route.access.kind, guardedBy[match[1]!], `${route.method.toUpperCase()} ${route.path} must use the ${guardedBy[match[1]!]} access rule`);
+  }
+});

@@ -86,22 +86,35 @@ function bearsOn(grant: GrantRule, capability: Capability): boolean {
   return grant.effect === 'allow' ? role >= needed : role <= needed;
 }
 
-/** Within one level: deny wins; returns null when no grant of the level bears on the capability. */
-function decideLevel(grants: readonly GrantRule[], capability: Capability): GrantRule | null {
-  let decidingAllow: GrantRule | null = null;
-  let decidingDeny: GrantRule | null = null;
+interface LevelDecision {
+  deny: GrantRule | null;
+  allow: GrantRule | null;
+}
+
+function preferred(current: GrantRule | null, candidate: GrantRule | null): GrantRule | null {
+  if (!candidate) return current;
+  if (!current) return candidate;
+  return SUBJECT_RANK[candidate.subjectType] < SUBJECT_RANK[current.subjectType] ? candidate : current;
+}
+
+/** The strongest deny and allow among grants that bear on the capability. */
+function decide(grants: readonly GrantRule[], capability: Capability): LevelDecision {
+  let deny: GrantRule | null = null;
+  let allow: GrantRule | null = null;
   for (const grant of grants) {
     if (!bearsOn(grant, capability)) continue;
-    if (grant.effect === 'deny') {
-      if (!decidingDeny || SUBJECT_RANK[grant.subjectType] < SUBJECT_RANK[decidingDeny.subjectType]) decidingDeny = grant;
-    } else if (!decidingAllow || SUBJECT_RANK[grant.subjectType] < SUBJECT_RANK[decidingAllow.subjectType]) decidingAllow = grant;
+    if (grant.effect === 'deny') deny = preferred(deny, grant);
+    else allow = preferred(allow, grant);
   }
-  return decidingDeny ?? decidingAllow;
+  return { deny, allow };
 }
+
+const CAPABILITIES: readonly Capability[] = ['read', 'write', 'admin'];
 
 /**
  * The grants of one pond that match one subject, indexed by scope. Build it once per
- * request (or per listing) and resolve any number of pages against it.
+ * request (or per listing) and resolve any number of pages against it: everything that does
+ * not depend on the page (bypass, pond level, each label's chain) is decided once.
  */
 export class SubjectAccess {
   readonly data: PondAccessData;
@@ -110,8 +123,10 @@ export class SubjectAccess {
   private readonly pondGrants: GrantRule[] = [];
   private readonly labelGrants = new Map<string, GrantRule[]>();
   private readonly pageGrants = new Map<string, GrantRule[]>();
-  /** label id → grants on the label and on all its ancestors (filled lazily). */
-  private readonly labelChainGrants = new Map<string, readonly GrantRule[]>();
+  private readonly bypassVerdict: Verdict | null;
+  private readonly pondVerdicts = new Map<Capability, Verdict>();
+  /** `${capability}:${labelId}` → decision over the grants on the label and all its ancestors. */
+  private readonly chainDecisions = new Map<string, LevelDecision>();
 
   constructor(data: PondAccessData, subject: AccessSubject) {
     this.data = data;
@@ -126,6 +141,14 @@ export class SubjectAccess {
       else pushTo(this.pageGrants, grant.scopePageId!, grant);
     }
     this.adminGrant = adminGrant;
+    this.bypassVerdict = subject.isSiteAdmin
+      ? { allowed: true, level: 'none', reason: 'site_admin', grant: null }
+      : adminGrant
+        ? { allowed: true, level: 'pond', reason: 'pond_admin', grant: adminGrant }
+        : data.trashedAt
+          ? { allowed: false, level: 'none', reason: 'pond_trashed', grant: null }
+          : null;
+    for (const capability of CAPABILITIES) this.pondVerdicts.set(capability, this.bypassVerdict ?? verdictFor('pond', decide(this.pondGrants, capability)));
   }
 
   get isPondAdmin(): boolean {
@@ -142,51 +165,36 @@ export class SubjectAccess {
 
   /** A capability on the pond as a whole: only pond-scope grants count. */
   pond(capability: Capability): Verdict {
-    const bypass = this.bypass();
-    if (bypass) return bypass;
-    return this.fromLevels(capability, [['pond', this.pondGrants]]);
+    return this.pondVerdicts.get(capability)!;
   }
 
   /** A capability on one page of this pond. */
   page(page: PageState, capability: Capability): Verdict {
-    const bypass = this.bypass();
-    if (bypass) return bypass;
+    if (this.bypassVerdict) return this.bypassVerdict;
     // The trash rule: seeing a trashed page at all takes write capability.
     const needed: Capability = page.trashedAt && capability === 'read' ? 'write' : capability;
-    return this.fromLevels(needed, [
-      ['page', this.pageGrants.get(page.id) ?? []],
-      ['label', this.labelLevelGrants(page.id)],
-      ['pond', this.pondGrants],
-    ]);
-  }
-
-  private bypass(): Verdict | null {
-    if (this.subject.isSiteAdmin) return { allowed: true, level: 'none', reason: 'site_admin', grant: null };
-    if (this.adminGrant) return { allowed: true, level: 'pond', reason: 'pond_admin', grant: this.adminGrant };
-    if (this.data.trashedAt) return { allowed: false, level: 'none', reason: 'pond_trashed', grant: null };
-    return null;
-  }
-
-  private fromLevels(capability: Capability, levels: [DecidingLevel, readonly GrantRule[]][]): Verdict {
-    for (const [level, grants] of levels) {
-      const grant = decideLevel(grants, capability);
-      if (grant) return { allowed: grant.effect === 'allow', level, reason: 'grant', grant };
+    const pageGrants = this.pageGrants.get(page.id);
+    if (pageGrants) {
+      const decision = decide(pageGrants, needed);
+      if (decision.deny || decision.allow) return verdictFor('page', decision);
     }
-    return { allowed: false, level: 'none', reason: 'no_grant', grant: null };
+    const labelIds = this.labelGrants.size > 0 ? this.data.pageLabels.get(page.id) : undefined;
+    if (labelIds) {
+      let deny: GrantRule | null = null;
+      let allow: GrantRule | null = null;
+      for (const labelId of labelIds) {
+        const decision = this.chainDecision(labelId, needed);
+        deny = preferred(deny, decision.deny);
+        allow = preferred(allow, decision.allow);
+      }
+      if (deny || allow) return verdictFor('label', { deny, allow });
+    }
+    return this.pondVerdicts.get(needed)!;
   }
 
-  private labelLevelGrants(pageId: string): readonly GrantRule[] {
-    if (this.labelGrants.size === 0) return [];
-    const labelIds = this.data.pageLabels.get(pageId);
-    if (!labelIds || labelIds.length === 0) return [];
-    if (labelIds.length === 1) return this.chainGrants(labelIds[0]!);
-    const seen = new Set<GrantRule>();
-    for (const labelId of labelIds) for (const grant of this.chainGrants(labelId)) seen.add(grant);
-    return [...seen];
-  }
-
-  private chainGrants(labelId: string): readonly GrantRule[] {
-    const known = this.labelChainGrants.get(labelId);
+  private chainDecision(labelId: string, capability: Capability): LevelDecision {
+    const key = `${capability}:${labelId}`;
+    const known = this.chainDecisions.get(key);
     if (known) return known;
     const grants: GrantRule[] = [];
     const visited = new Set<string>();
@@ -196,9 +204,17 @@ export class SubjectAccess {
       const own = this.labelGrants.get(current);
       if (own) grants.push(...own);
     }
-    this.labelChainGrants.set(labelId, grants);
-    return grants;
+    const decision = decide(grants, capability);
+    this.chainDecisions.set(key, decision);
+    return decision;
   }
+}
+
+/** Within one level deny wins; a level with neither leaves the decision to the next. */
+function verdictFor(level: DecidingLevel, decision: LevelDecision): Verdict {
+  if (decision.deny) return { allowed: false, level, reason: 'grant', grant: decision.deny };
+  if (decision.allow) return { allowed: true, level, reason: 'grant', grant: decision.allow };
+  return { allowed: false, level: 'none', reason: 'no_grant', grant: null };
 }
 
 function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {

@@ -1,13 +1,67 @@
-import type { Pond, PondRole } from '../models/index.ts';
+import type { Pond, PondRole, User } from '../models/index.ts';
+import { withFontDefaults, type PondFonts } from '../ponds/fontCatalog.ts';
+import { withSettingDefaults, type PondSettings } from '../ponds/pondSettings.ts';
 
+/** One entry of `GET /ponds`. */
 export interface PondSummaryView {
   id: string;
   slug: string;
   name: string;
   kind: Pond['kind'];
+  /** The caller's effective pond-level role; null when only label or page grants reach them. */
   role: PondRole | null;
+  trashedAt: string | null;
 }
 
 export function presentPondSummary(pond: Pond, role: PondRole | null): PondSummaryView {
-  return { id: pond.id, slug: pond.slug, name: pond.name, kind: pond.kind, role };
+  return { id: pond.id, slug: pond.slug, name: pond.name, kind: pond.kind, role, trashedAt: pond.trashedAt?.toISOString() ?? null };
+}
+
+export interface PondOwnerView {
+  id: string;
+  username: string;
+  displayName: string;
+}
+
+/** What the caller may do with the pond, as the policy module resolved it. */
+export interface PondViewer {
+  role: PondRole | null;
+  capabilities: { write: boolean; admin: boolean };
+}
+
+/** `GET /ponds/:id` and the answer of every pond write. */
+export interface PondView {
+  id: string;
+  slug: string;
+  name: string;
+  kind: Pond['kind'];
+  ownerId: string | null;
+  owner: PondOwnerView | null;
+  /** Every known key, defaults filled in. */
+  settings: PondSettings;
+  /** Catalog font ids per slot, defaults filled in. */
+  fonts: PondFonts;
+  role: PondRole | null;
+  capabilities: { write: boolean; admin: boolean };
+  trashedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function presentPond(pond: Pond, owner: Pick<User, 'id' | 'username' | 'displayName'> | null, viewer: PondViewer): PondView {
+  return {
+    id: pond.id,
+    slug: pond.slug,
+    name: pond.name,
+    kind: pond.kind,
+    ownerId: pond.ownerId,
+    owner: owner ? { id: owner.id, username: owner.username, displayName: owner.displayName } : null,
+    settings: withSettingDefaults(pond.settings ?? {}),
+    fonts: withFontDefaults(pond.fonts ?? {}),
+    role: viewer.role,
+    capabilities: { ...viewer.capabilities },
+    trashedAt: pond.trashedAt?.toISOString() ?? null,
+    createdAt: pond.createdAt.toISOString(),
+    updatedAt: pond.updatedAt.toISOString(),
+  };
 }

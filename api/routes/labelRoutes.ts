@@ -1,3 +1,92 @@
-import type { AnyRoute } from '../http/routeTable.ts';
+/**
+ * Labels of a pond (a tree, at most 6 deep) and the labels of a page. Labels are permission
+ * scopes: changes that can alter anyone's access need a pond admin (see labelCommands.ts).
+ */
+import { z } from 'zod';
+import {
+  MAX_LABELS_PER_PAGE,
+  createLabel,
+  deleteLabel,
+  invalidLabelField,
+  setPageLabels,
+  updateLabel,
+  type LabelActorContext,
+} from '../commands/labelCommands.ts';
+import { defineRoute, type AnyRoute, type RouteContext } from '../http/routeTable.ts';
+import { Label } from '../models/index.ts';
+import { presentLabelTree } from '../presenters/labelPresenter.ts';
 
-export const labelRoutes: AnyRoute[] = [];
+// Postgres answers ids in lower case; compare them that way.
+const labelId = z.uuid().transform((id) => id.toLowerCase());
+// `/` separates the labels of a path ("Projects/2025") where views show one.
+const labelName = z.string().trim().min(1).max(64).regex(/^[^/]*$/);
+const labelColor = z
+  .string()
+  .regex(/^#[0-9a-fA-F]{6}$/)
+  .transform((color) => color.toLowerCase());
+
+const createLabelBody = z.object({ name: labelName, color: labelColor, parentId: labelId.nullable().optional() });
+const updateLabelBody = z.object({ name: labelName.optional(), color: labelColor.optional(), parentId: labelId.nullable().optional() });
+const pageLabelsBody = z.object({
+  labelIds: z
+    .array(labelId)
+    .transform((ids) => [...new Set(ids)])
+    .pipe(z.array(z.string()).max(MAX_LABELS_PER_PAGE)),
+});
+
+function labelActor(context: RouteContext<unknown, unknown, unknown>): LabelActorContext {
+  // Write rules refuse anonymous callers before the handler runs.
+  return { sequelize: context.services.sequelize, subject: context.subject, user: context.actor!.user, ip: context.req.ip, locale: context.locale };
+}
+
+export const labelRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/ponds/:id/labels',
+    access: { kind: 'pond', capability: 'visible' },
+    handler: async ({ resource }) => {
+      const labels = await Label.findAll({ where: { pondId: resource.pond!.id } });
+      return { body: { items: presentLabelTree(labels), nextCursor: null } };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/ponds/:id/labels',
+    access: { kind: 'pond', capability: 'write' },
+    body: createLabelBody,
+    handler: async (context) => {
+      const { name, color, parentId } = context.body;
+      const label = await createLabel(labelActor(context), context.resource.pond!.id, { name, color, parentId: parentId ?? null });
+      return { status: 201, body: label };
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/labels/:id',
+    access: { kind: 'label', capability: 'write' },
+    body: updateLabelBody,
+    handler: async (context) => {
+      const { body } = context;
+      if (body.name === undefined && body.color === undefined && body.parentId === undefined) {
+        throw await invalidLabelField('', 'nothing_to_change', context.locale);
+      }
+      return { body: await updateLabel(labelActor(context), context.resource.label!, body) };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/labels/:id',
+    access: { kind: 'label', capability: 'write' },
+    handler: async (context) => {
+      await deleteLabel(labelActor(context), context.resource.label!);
+      return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/pages/:id/labels',
+    access: { kind: 'page', capability: 'write' },
+    body: pageLabelsBody,
+    handler: async (context) => ({ body: await setPageLabels(labelActor(context), context.resource.page!, context.body.labelIds) }),
+  }),
+];

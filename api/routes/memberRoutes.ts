@@ -1,3 +1,112 @@
-import type { AnyRoute } from '../http/routeTable.ts';
+/**
+ * Pond members (spec: Members and access): the list with seat usage, and adding, re-roling and
+ * removing members. Membership is a user's pond-scope allow grant; the commands keep the
+ * owner, last-admin, personal-pond and seat rules under the per-pond lock.
+ */
+import { z } from 'zod';
+import {
+  addMember,
+  changeMemberRole,
+  effectiveRoleOf,
+  findUserByLogin,
+  higherRole,
+  loadMembers,
+  removeMember,
+  seatUsage,
+  type ChangeContext,
+} from '../commands/membershipCommands.ts';
+import { ApiError, notFound, unauthenticated } from '../http/apiError.ts';
+import { defineRoute, type AnyRoute, type RouteContext } from '../http/routeTable.ts';
+import type { PondRole } from '../models/index.ts';
+import { isUuid } from '../policies/accessPolicy.ts';
+import { presentMember, presentMemberList } from '../presenters/memberPresenter.ts';
 
-export const memberRoutes: AnyRoute[] = [];
+const ROLE = z.enum(['pond_admin', 'editor', 'reader']);
+
+const addMemberBody = z.object({
+  /** Exact username or e-mail address. */
+  user: z.string().trim().min(1).max(320),
+  role: ROLE,
+});
+
+const changeRoleBody = z.object({ role: ROLE });
+
+interface MemberParams {
+  id: string;
+  userId: string;
+}
+
+function changeContext(context: RouteContext<unknown, unknown, unknown>): ChangeContext {
+  return { actor: context.actor!.user, ip: context.req.ip };
+}
+
+/** A malformed user id names nobody: 404 like an unknown one. */
+function memberIdOf(params: MemberParams): string {
+  if (!isUuid(params.userId)) throw notFound();
+  return params.userId.toLowerCase();
+}
+
+export const memberRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get',
+    path: '/ponds/:id/members',
+    access: { kind: 'pond', capability: 'visible' },
+    handler: async ({ actor, resource }) => {
+      // Public reading of a pond does not reveal who works in it.
+      if (!actor) throw unauthenticated();
+      const pond = resource.pond!;
+      const members = await loadMembers(pond.id);
+      // The access data the access rule just loaded for the caller: the whole pond's grants.
+      const data = resource.access!.data;
+      let signedIn: PondRole | null = null;
+      let publicRole: PondRole | null = null;
+      for (const grant of data.grants) {
+        if (grant.scopeType !== 'pond' || grant.effect !== 'allow') continue;
+        if (grant.subjectType === 'signed-in') signedIn = higherRole(signedIn, grant.role);
+        if (grant.subjectType === 'public') publicRole = higherRole(publicRole, grant.role);
+      }
+      return {
+        body: presentMemberList({
+          members,
+          effectiveRoleOf: (member) => effectiveRoleOf(data, member.userId),
+          ownerId: pond.ownerId,
+          seats: await seatUsage(pond, members),
+          everyone: { signedIn, public: publicRole },
+          canManage: resource.access!.pond('admin').allowed,
+        }),
+      };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/ponds/:id/members',
+    access: { kind: 'pond', capability: 'admin' },
+    body: addMemberBody,
+    handler: async (context) => {
+      const user = await findUserByLogin(context.body.user);
+      if (!user) throw new ApiError('user_not_found');
+      const state = await addMember(context.resource.pond!.id, user, context.body.role, changeContext(context));
+      return { status: 201, body: presentMember(state) };
+    },
+  }),
+  defineRoute<MemberParams, unknown, z.infer<typeof changeRoleBody>>({
+    method: 'patch',
+    path: '/ponds/:id/members/:userId',
+    access: { kind: 'pond', capability: 'admin' },
+    body: changeRoleBody,
+    handler: async (context) => {
+      const userId = memberIdOf(context.params);
+      const state = await changeMemberRole(context.resource.pond!.id, userId, context.body.role, changeContext(context));
+      return { body: presentMember(state) };
+    },
+  }),
+  defineRoute<MemberParams>({
+    method: 'delete',
+    path: '/ponds/:id/members/:userId',
+    access: { kind: 'pond', capability: 'admin' },
+    handler: async (context) => {
+      await removeMember(context.resource.pond!.id, memberIdOf(context.params), changeContext(context));
+      return { status: 204 };
+    },
+  }),
+];

@@ -1,12 +1,65 @@
-/** The ponds the signed-in user belongs to (through a user grant or an all-signed-in grant). */
-import { QueryTypes } from 'sequelize';
+/**
+ * Ponds: the caller's list, create, read, update (name, slug, fonts, settings), trash and
+ * restore; and the font catalog ponds choose from.
+ */
+import type { Request } from 'express';
+import type { Sequelize } from 'sequelize';
+import { z } from 'zod';
+import type { Actor } from '../auth/authenticateRequest.ts';
+import { createSharedPond, restorePond, trashPond, updatePond, type PondActor } from '../commands/pondCommands.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
-import { Pond, type PondRole } from '../models/index.ts';
-import { presentPondSummary } from '../presenters/pondPresenter.ts';
+import { User, type Pond } from '../models/index.ts';
+import { effectivePondRole, listMemberPonds, SubjectAccess, subjectAccessTo, type AccessSubject } from '../policies/accessPolicy.ts';
+import { FONT_CATALOG, fontIdSchema } from '../ponds/fontCatalog.ts';
+import { pondSlugSchema } from '../ponds/reservedSlugs.ts';
+import { presentPond, presentPondSummary, type PondViewer } from '../presenters/pondPresenter.ts';
 
-interface MembershipRow {
-  pond_id: string;
-  role: PondRole;
+const pondNameSchema = z.string().trim().min(1).max(100);
+
+const createPondBody = z.object({ name: pondNameSchema, slug: pondSlugSchema.optional() });
+
+const updatePondBody = z
+  .strictObject({
+    name: pondNameSchema.optional(),
+    slug: pondSlugSchema.optional(),
+    fonts: z
+      .strictObject({
+        body: fontIdSchema('body').nullable().optional(),
+        heading: fontIdSchema('heading').nullable().optional(),
+        code: fontIdSchema('code').nullable().optional(),
+      })
+      .optional(),
+    // Keys and values are checked by `parsePondSettingsPatch`, which names unknown keys separately.
+    settings: z.record(z.string(), z.unknown()).optional(),
+  })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), { error: 'Change at least one of name, slug, fonts, settings.' });
+
+const listQuery = z.object({ trashed: z.enum(['true', 'false']).optional() });
+
+/**
+ * The caller's role as a member: a Site Admin's bypass does not make them one (their
+ * capabilities still show what they may do).
+ */
+function memberRoleOf(access: SubjectAccess) {
+  return effectivePondRole(access.subject.isSiteAdmin ? new SubjectAccess(access.data, { ...access.subject, isSiteAdmin: false }) : access);
+}
+
+function viewerOf(access: SubjectAccess): PondViewer {
+  return { role: memberRoleOf(access), capabilities: { write: access.pond('write').allowed, admin: access.pond('admin').allowed } };
+}
+
+async function presentPondFor(pond: Pond, access: SubjectAccess) {
+  const owner = pond.ownerId ? await User.findByPk(pond.ownerId, { attributes: ['id', 'username', 'displayName'] }) : null;
+  return presentPond(pond, owner, viewerOf(access));
+}
+
+/** The view after a write that may have changed the caller's access (trash state): resolved afresh. */
+async function presentAfterAccessChange(sequelize: Sequelize, pond: Pond, subject: AccessSubject, fallback: SubjectAccess) {
+  return presentPondFor(pond, (await subjectAccessTo(sequelize, subject, pond.id)) ?? fallback);
+}
+
+function pondActorOf(actor: Actor | null, req: Request): PondActor {
+  return { user: actor!.user, ip: req.ip };
 }
 
 export const pondRoutes: AnyRoute[] = [
@@ -14,19 +67,67 @@ export const pondRoutes: AnyRoute[] = [
     method: 'get',
     path: '/ponds',
     access: { kind: 'session' },
-    handler: async ({ actor, services }) => {
-      // The strongest pond-scope allow grant decides the role shown; denies are resolved per page later.
-      const memberships = await services.sequelize.query<MembershipRow>(
-        `SELECT DISTINCT ON (g.pond_id) g.pond_id, g.role
-           FROM grants g
-          WHERE g.effect = 'allow' AND g.scope_type = 'pond'
-            AND (g.subject_user_id = :userId OR g.subject_type = 'signed-in')
-          ORDER BY g.pond_id, array_position(ARRAY['pond_admin', 'editor', 'reader'], g.role)`,
-        { replacements: { userId: actor!.user.id }, type: QueryTypes.SELECT },
-      );
-      const roles = new Map(memberships.map((row) => [row.pond_id, row.role]));
-      const ponds = await Pond.findAll({ where: { id: [...roles.keys()], trashedAt: null }, order: [['kind', 'ASC'], ['name', 'ASC']] });
-      return { body: { items: ponds.map((pond) => presentPondSummary(pond, roles.get(pond.id) ?? null)), nextCursor: null } };
+    query: listQuery,
+    handler: async ({ query, subject, services }) => {
+      const listed = await listMemberPonds(services.sequelize, subject, { trashed: query.trashed === 'true' });
+      return { body: { items: listed.map(({ pond, access }) => presentPondSummary(pond, memberRoleOf(access))), nextCursor: null } };
     },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/ponds',
+    access: { kind: 'session' },
+    body: createPondBody,
+    handler: async ({ req, actor, body, subject, services }) => {
+      const pond = await createSharedPond(services.sequelize, body, pondActorOf(actor, req));
+      const access = await subjectAccessTo(services.sequelize, subject, pond.id);
+      return { status: 201, body: await presentPondFor(pond, access!) };
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/ponds/:id',
+    access: { kind: 'pond', capability: 'visible' },
+    handler: async ({ resource }) => ({ body: await presentPondFor(resource.pond!, resource.access!) }),
+  }),
+
+  defineRoute({
+    method: 'patch',
+    path: '/ponds/:id',
+    access: { kind: 'pond', capability: 'admin' },
+    body: updatePondBody,
+    handler: async ({ req, actor, body, resource, services, locale }) => {
+      const pond = await updatePond(services.sequelize, resource.pond!.id, body, pondActorOf(actor, req), locale);
+      return { body: await presentPondFor(pond, resource.access!) };
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/ponds/:id/trash',
+    access: { kind: 'pond', capability: 'admin' },
+    handler: async ({ req, actor, subject, resource, services }) => {
+      const pond = await trashPond(services.sequelize, resource.pond!.id, pondActorOf(actor, req));
+      return { body: await presentAfterAccessChange(services.sequelize, pond, subject, resource.access!) };
+    },
+  }),
+
+  defineRoute({
+    method: 'post',
+    path: '/ponds/:id/restore',
+    access: { kind: 'pond', capability: 'admin' },
+    handler: async ({ req, actor, subject, resource, services }) => {
+      const pond = await restorePond(services.sequelize, resource.pond!.id, pondActorOf(actor, req));
+      return { body: await presentAfterAccessChange(services.sequelize, pond, subject, resource.access!) };
+    },
+  }),
+
+  defineRoute({
+    method: 'get',
+    path: '/fonts',
+    access: { kind: 'public' },
+    handler: async () => ({ body: { items: FONT_CATALOG.map((font) => ({ ...font })) } }),
   }),
 ];

@@ -1,0 +1,159 @@
+/**
+ * Managing access rules (grants) of one pond: listing them with display names, creating and
+ * deleting them. A grant that changes someone's membership (a user-subject, pond-scope allow)
+ * passes the same owner, last-admin, personal-pond and seat rules as the member routes, under
+ * the same per-pond lock: the grant routes are no way around them.
+ */
+import { UniqueConstraintError } from 'sequelize';
+import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
+import { ApiError, notFound } from '../http/apiError.ts';
+import type { Locale } from '../i18n/locale.ts';
+import { Grant, Label, Page, User, type GrantEffect, type PondRole } from '../models/index.ts';
+import type { Pond } from '../models/index.ts';
+import {
+  presentAccessRule,
+  presentGrant,
+  type AccessRuleNames,
+  type AccessRuleView,
+  type GrantScopeView,
+  type GrantSubjectView,
+} from '../presenters/grantPresenter.ts';
+import { announceAccessChange } from '../policies/pondAccessCache.ts';
+import { assertMembershipChange, higherRole, loadMembers, lockPond, memberOf, type ChangeContext } from './membershipCommands.ts';
+
+export interface GrantInput {
+  subject: GrantSubjectView;
+  role: PondRole;
+  scope: GrantScopeView;
+  effect: GrantEffect;
+}
+
+export async function listGrants(pondId: string): Promise<Grant[]> {
+  return Grant.findAll({ where: { pondId }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
+}
+
+/** The names a batch of grants refers to: at most three queries, whatever the batch size. */
+export async function loadAccessRuleNames(pond: Pond, grants: readonly Grant[]): Promise<AccessRuleNames> {
+  const userIds = new Set<string>();
+  const pageIds = new Set<string>();
+  let anyLabel = false;
+  for (const grant of grants) {
+    if (grant.subjectUserId) userIds.add(grant.subjectUserId);
+    if (grant.scopePageId) pageIds.add(grant.scopePageId);
+    if (grant.scopeLabelId) anyLabel = true;
+  }
+  const [users, labels, pages] = await Promise.all([
+    userIds.size > 0 ? User.findAll({ where: { id: [...userIds] }, attributes: ['id', 'username', 'displayName'] }) : [],
+    // A label's path needs its ancestors: the whole (small) label tree of the pond in one go.
+    anyLabel ? Label.findAll({ where: { pondId: pond.id }, attributes: ['id', 'parentId', 'name'] }) : [],
+    pageIds.size > 0 ? Page.findAll({ where: { id: [...pageIds], pondId: pond.id }, attributes: ['id', 'title'] }) : [],
+  ]);
+  return {
+    pondName: pond.name,
+    users: new Map(users.map((user) => [user.id, { displayName: user.displayName, username: user.username }])),
+    labelPaths: labelPaths(labels),
+    pageTitles: new Map(pages.map((page) => [page.id, page.title])),
+  };
+}
+
+function labelPaths(labels: readonly Label[]): Map<string, string> {
+  const byId = new Map(labels.map((label) => [label.id, label]));
+  const paths = new Map<string, string>();
+  for (const label of labels) {
+    const names: string[] = [];
+    const visited = new Set<string>();
+    for (let current: Label | undefined = label; current && !visited.has(current.id); current = current.parentId ? byId.get(current.parentId) : undefined) {
+      visited.add(current.id);
+      names.unshift(current.name);
+    }
+    paths.set(label.id, names.join(' / '));
+  }
+  return paths;
+}
+
+export async function describeGrants(pond: Pond, grants: readonly Grant[], locale: Locale): Promise<AccessRuleView[]> {
+  const names = await loadAccessRuleNames(pond, grants);
+  return grants.map((grant) => presentAccessRule(grant, names, locale));
+}
+
+const REFERENCE_MESSAGES: Record<Locale, Record<'subject.id' | 'scope.id', string>> = {
+  en: { 'subject.id': 'No account with this id exists.', 'scope.id': 'This pond has no such label or page.' },
+  de: { 'subject.id': 'Es gibt kein Konto mit dieser ID.', 'scope.id': 'Dieser Teich hat kein solches Label und keine solche Seite.' },
+};
+
+function unknownReference(path: 'subject.id' | 'scope.id', locale: Locale): ApiError {
+  return new ApiError('validation_failed', 400, { fields: [{ path, code: 'unknown_reference', message: REFERENCE_MESSAGES[locale][path] }] });
+}
+
+/** Referential validation: the user exists; the label or page belongs to this pond. */
+async function assertReferencesExist(pondId: string, input: GrantInput, locale: () => Promise<Locale>): Promise<void> {
+  if (input.subject.type === 'user' && !(await User.findByPk(input.subject.id, { attributes: ['id'] }))) {
+    throw unknownReference('subject.id', await locale());
+  }
+  const scope = input.scope;
+  if (scope.type === 'pond') return;
+  const where = { id: scope.id, pondId };
+  const found = scope.type === 'label' ? await Label.findOne({ where, attributes: ['id'] }) : await Page.findOne({ where, attributes: ['id'] });
+  if (!found) throw unknownReference('scope.id', await locale());
+}
+
+function isMembershipGrant(grant: { subjectType: string; scopeType: string; effect: string }): boolean {
+  return grant.subjectType === 'user' && grant.scopeType === 'pond' && grant.effect === 'allow';
+}
+
+function auditDetailsOf(grant: Grant): Record<string, unknown> {
+  const view = presentGrant(grant);
+  return { pondId: view.pondId, grantId: view.id, subject: view.subject, role: view.role, scope: view.scope, effect: view.effect };
+}
+
+export async function createGrant(pondId: string, input: GrantInput, context: ChangeContext & { locale: () => Promise<Locale> }): Promise<Grant> {
+  await assertReferencesExist(pondId, input, context.locale);
+  return Grant.sequelize!.transaction(async (transaction) => {
+    const pond = await lockPond(pondId, transaction);
+    const row = {
+      pondId: pond.id,
+      subjectType: input.subject.type,
+      subjectUserId: input.subject.type === 'user' ? input.subject.id.toLowerCase() : null,
+      role: input.role,
+      scopeType: input.scope.type,
+      scopeLabelId: input.scope.type === 'label' ? input.scope.id.toLowerCase() : null,
+      scopePageId: input.scope.type === 'page' ? input.scope.id.toLowerCase() : null,
+      effect: input.effect,
+      createdBy: context.actor.id,
+    };
+    if (isMembershipGrant(row)) {
+      const members = await loadMembers(pond.id, transaction);
+      const from = memberOf(members, row.subjectUserId!)?.grantedRole ?? null;
+      await assertMembershipChange(pond, members, { userId: row.subjectUserId!, from, to: higherRole(from, row.role) }, transaction);
+    }
+    let grant: Grant;
+    try {
+      grant = await Grant.create(row, { transaction });
+    } catch (error) {
+      if (error instanceof UniqueConstraintError) throw new ApiError('grant_exists');
+      throw error;
+    }
+    await announceAccessChange(pond.id, transaction);
+    await recordAudit({ actor: auditActorOf(context.actor), action: 'grant.created', details: auditDetailsOf(grant), ip: context.ip }, transaction);
+    return grant;
+  });
+}
+
+/** `grantId` must already be a well-formed id; one of another pond answers 404. */
+export async function deleteGrant(pondId: string, grantId: string, context: ChangeContext): Promise<void> {
+  await Grant.sequelize!.transaction(async (transaction) => {
+    const pond = await lockPond(pondId, transaction);
+    const grant = await Grant.findOne({ where: { id: grantId, pondId: pond.id }, transaction });
+    if (!grant) throw notFound();
+    if (isMembershipGrant(grant)) {
+      const members = await loadMembers(pond.id, transaction);
+      const userId = grant.subjectUserId!;
+      const remaining = await Grant.findAll({ where: { pondId: pond.id, subjectType: 'user', subjectUserId: userId, scopeType: 'pond', effect: 'allow' }, transaction });
+      const to = remaining.filter((other) => other.id !== grant.id).reduce<PondRole | null>((role, other) => higherRole(role, other.role), null);
+      await assertMembershipChange(pond, members, { userId, from: memberOf(members, userId)?.grantedRole ?? null, to }, transaction);
+    }
+    await grant.destroy({ transaction });
+    await announceAccessChange(pond.id, transaction);
+    await recordAudit({ actor: auditActorOf(context.actor), action: 'grant.deleted', details: auditDetailsOf(grant), ip: context.ip }, transaction);
+  });
+}

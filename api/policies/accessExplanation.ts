@@ -1,0 +1,86 @@
+/**
+ * "Why may this subject (not) read or write here?" for pond admins: the verdicts come from
+ * the grant resolver itself (SubjectAccess), never from a second reading of the grants, so
+ * the explanation cannot drift from what the policy enforces.
+ */
+import type { Sequelize } from 'sequelize';
+import { describeGrants } from '../commands/grantCommands.ts';
+import { ApiError, notFound } from '../http/apiError.ts';
+import type { Locale } from '../i18n/locale.ts';
+import { Grant, Page, User, type Pond } from '../models/index.ts';
+import { pseudoSubjectName, presentVerdict, type VerdictView } from '../presenters/grantPresenter.ts';
+import { ANONYMOUS, SubjectAccess, type AccessSubject, type PageState, type PondAccessData, type Verdict } from './grantResolution.ts';
+import { isUuid } from './accessPolicy.ts';
+import { loadPondAccess } from './pondAccessCache.ts';
+
+export type ExplainedSubjectType = 'user' | 'signed-in' | 'public';
+
+/** The subject as the resolver sees it: a user with their own Site Admin flag, or a pseudo subject. */
+export function explainedSubject(type: ExplainedSubjectType, user: { id: string; isSiteAdmin: boolean } | null): AccessSubject {
+  if (type === 'user') return { userId: user!.id, signedIn: true, isSiteAdmin: user!.isSiteAdmin };
+  if (type === 'signed-in') return { userId: null, signedIn: true, isSiteAdmin: false };
+  return ANONYMOUS;
+}
+
+export interface AccessVerdicts {
+  read: Verdict;
+  write: Verdict;
+  admin: boolean;
+}
+
+/** Read and write on the page (or on the pond as a whole), and pond administration. */
+export function resolveVerdicts(data: PondAccessData, subject: AccessSubject, page: PageState | null): AccessVerdicts {
+  const access = new SubjectAccess(data, subject);
+  const verdict = (capability: 'read' | 'write') => (page ? access.page(page, capability) : access.pond(capability));
+  return { read: verdict('read'), write: verdict('write'), admin: access.pond('admin').allowed };
+}
+
+export interface EffectivePermissionsQuery {
+  subjectType: ExplainedSubjectType;
+  subjectId?: string | undefined;
+  pageId?: string | undefined;
+}
+
+export interface EffectivePermissionsView {
+  subject: { type: ExplainedSubjectType; id: string | null; displayName: string };
+  page: { id: string; title: string; slug: string; trashed: boolean } | null;
+  read: VerdictView;
+  write: VerdictView;
+  admin: boolean;
+}
+
+export async function explainEffectivePermissions(
+  sequelize: Sequelize,
+  pond: Pond,
+  query: EffectivePermissionsQuery,
+  locale: () => Promise<Locale>,
+): Promise<EffectivePermissionsView> {
+  let user: User | null = null;
+  if (query.subjectType === 'user') {
+    user = await User.findByPk(query.subjectId!);
+    if (!user) throw new ApiError('user_not_found');
+  }
+  let page: Page | null = null;
+  if (query.pageId !== undefined) {
+    page = isUuid(query.pageId) ? await Page.findOne({ where: { id: query.pageId, pondId: pond.id } }) : null;
+    if (!page) throw notFound();
+  }
+  const data = await loadPondAccess(sequelize, pond.id);
+  if (!data) throw notFound();
+  const verdicts = resolveVerdicts(data, explainedSubject(query.subjectType, user), page);
+  const decidingIds = [...new Set([verdicts.read.grant?.id, verdicts.write.grant?.id].filter((id): id is string => id !== undefined))];
+  const language = await locale();
+  const decidingGrants = decidingIds.length > 0 ? await Grant.findAll({ where: { id: decidingIds, pondId: pond.id } }) : [];
+  const rules = new Map((await describeGrants(pond, decidingGrants, language)).map((rule) => [rule.id, rule]));
+  return {
+    subject: {
+      type: query.subjectType,
+      id: user?.id ?? null,
+      displayName: user ? user.displayName : pseudoSubjectName(query.subjectType as 'signed-in' | 'public', language),
+    },
+    page: page ? { id: page.id, title: page.title, slug: page.slug, trashed: page.trashedAt !== null } : null,
+    read: presentVerdict(verdicts.read, rules),
+    write: presentVerdict(verdicts.write, rules),
+    admin: verdicts.admin,
+  };
+}

@@ -1,0 +1,527 @@
+/**
+ * Pages, the basic part, through HTTP: creating (slugs, parents, depth, positions, races),
+ * reading, renaming, and the pond's page list filtered by the policy, with every refusal.
+ */
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { QueryTypes } from 'sequelize';
+import { Page, Pond } from '../models/index.ts';
+import { invalidateAllPondAccess } from '../policies/pondAccessCache.ts';
+import { seedGrant, seedLabel, seedPage, seedPageLabels, seedSharedPond } from '../testing/accessFixtures.ts';
+import { completeSetup, createVerifiedUser, resetRateLimits } from '../testing/fixtures.ts';
+import { TestClient, type TestResponse } from '../testing/testClient.ts';
+import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
+
+type SignedIn = Awaited<ReturnType<typeof createVerifiedUser>>;
+
+const PAGE_VIEW_KEYS = ['createdAt', 'createdBy', 'id', 'parentId', 'pondId', 'position', 'slug', 'title', 'trashedAt', 'updatedAt', 'updatedBy'];
+const DETAIL_VIEW_KEYS = [...PAGE_VIEW_KEYS, 'canWrite', 'labelIds', 'pond'].sort();
+const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
+
+function assertError(response: TestResponse, status: number, code: string): void {
+  assert.equal(response.status, status, response.text);
+  assert.equal(response.body?.error?.code, code, response.text);
+}
+
+function assertFieldError(response: TestResponse, path: string): void {
+  assertError(response, 400, 'validation_failed');
+  const paths = (response.body.error.details.fields as { path: string }[]).map((field) => field.path);
+  assert.ok(paths.includes(path), `expected a problem with ${path}, got ${paths.join(', ')}`);
+}
+
+describe('pages', () => {
+  let instance: TestInstance;
+  let owner: SignedIn;
+  let editor: SignedIn;
+  let reader: SignedIn;
+  let outsider: SignedIn;
+  let anonymous: TestClient;
+
+  /** A shared pond of `owner` where `editor` and `reader` hold pond-scope grants. */
+  async function seedTeamPond(): Promise<Pond> {
+    const pond = await seedSharedPond(owner.user.id);
+    await seedGrant(pond.id, { subject: { type: 'user', id: editor.user.id }, role: 'editor' });
+    await seedGrant(pond.id, { subject: { type: 'user', id: reader.user.id }, role: 'reader' });
+    return pond;
+  }
+
+  async function searchVectorOf(pageId: string): Promise<string | null> {
+    const rows = await instance.services.sequelize.query<{ vector: string | null }>(`SELECT search_vector::text AS vector FROM pages WHERE id = :pageId`, {
+      replacements: { pageId },
+      type: QueryTypes.SELECT,
+    });
+    return rows[0]?.vector ?? null;
+  }
+
+  async function setTimestamps(pageId: string, createdAt: string, updatedAt = createdAt): Promise<void> {
+    await instance.services.sequelize.query(`UPDATE pages SET created_at = :createdAt, updated_at = :updatedAt WHERE id = :pageId`, {
+      replacements: { pageId, createdAt, updatedAt },
+    });
+  }
+
+  before(async () => {
+    instance = await startTestInstance();
+    await completeSetup(instance);
+    const users: SignedIn[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      await resetRateLimits(instance);
+      users.push(await createVerifiedUser(instance));
+    }
+    [owner, editor, reader, outsider] = users as [SignedIn, SignedIn, SignedIn, SignedIn];
+    anonymous = new TestClient(instance.baseUrl);
+  });
+  after(() => instance.close());
+  beforeEach(() => resetRateLimits(instance));
+
+  describe('POST /ponds/:id/pages', () => {
+    test('creates a root page: 201 with the detail view, derived slug, creator, search vector', async () => {
+      const pond = await seedTeamPond();
+      const response = await editor.client.post(`/ponds/${pond.id}/pages`, { title: '  Über Größe  ' });
+      assert.equal(response.status, 201, response.text);
+      const view = response.body;
+      assert.deepEqual(Object.keys(view).sort(), DETAIL_VIEW_KEYS);
+      assert.equal(view.title, 'Über Größe');
+      assert.equal(view.slug, 'ueber-groesse');
+      assert.equal(view.pondId, pond.id);
+      assert.equal(view.parentId, null);
+      assert.equal(view.trashedAt, null);
+      assert.equal(view.createdBy, editor.user.id);
+      assert.equal(view.updatedBy, editor.user.id);
+      assert.equal(typeof view.position, 'string');
+      assert.ok(!Number.isNaN(Date.parse(view.createdAt)) && !Number.isNaN(Date.parse(view.updatedAt)));
+      assert.deepEqual(view.labelIds, []);
+      assert.equal(view.canWrite, true);
+      assert.deepEqual(view.pond, { id: pond.id, slug: pond.slug, name: pond.name });
+      const stored = await Page.findByPk(view.id);
+      assert.ok(stored);
+      assert.equal(stored.slug, 'ueber-groesse');
+      assert.equal(stored.initialMarkdown, null);
+      assert.match((await searchVectorOf(view.id)) ?? '', /groesse|größe/i);
+      // The same page through GET.
+      const fetched = await editor.client.get(`/pages/${view.id}`);
+      assert.equal(fetched.status, 200, fetched.text);
+      assert.deepEqual(fetched.body, view);
+    });
+
+    test('derives -2, -3 on a repeated title and "page" from a title without letters', async () => {
+      const pond = await seedTeamPond();
+      const slugs: string[] = [];
+      for (const title of ['Über Größe', 'über größe', 'ÜBER GRÖSSE', '!!!', '???']) {
+        const response = await editor.client.post(`/ponds/${pond.id}/pages`, { title });
+        assert.equal(response.status, 201, response.text);
+        slugs.push(response.body.slug);
+      }
+      assert.deepEqual(slugs, ['ueber-groesse', 'ueber-groesse-2', 'ueber-groesse-3', 'page', 'page-2']);
+    });
+
+    test('a derived slug avoids slugs of trashed pages; slugs of other ponds do not count', async () => {
+      const pond = await seedTeamPond();
+      const trashed = await seedPage(pond.id, 'Old', { trashed: true });
+      await Page.update({ slug: 'notes' }, { where: { id: trashed.id } });
+      const elsewhere = await seedTeamPond();
+      const other = await seedPage(elsewhere.id, 'Other');
+      await Page.update({ slug: 'minutes' }, { where: { id: other.id } });
+      assert.equal((await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'Notes' })).body.slug, 'notes-2');
+      assert.equal((await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'Minutes' })).body.slug, 'minutes');
+    });
+
+    test('a given slug is normalized and must be free in the pond, case-insensitively, trashed pages included', async () => {
+      const pond = await seedTeamPond();
+      const created = await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'Manual', slug: 'Handbuch-2024' });
+      assert.equal(created.status, 201, created.text);
+      assert.equal(created.body.slug, 'handbuch-2024');
+      const again = await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'Another manual', slug: 'HANDBUCH-2024' });
+      assertError(again, 409, 'slug_taken');
+      const trashed = await seedPage(pond.id, 'Binned', { trashed: true });
+      await Page.update({ slug: 'binned' }, { where: { id: trashed.id } });
+      assertError(await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'Binned again', slug: 'binned' }), 409, 'slug_taken');
+      // Another pond may use the same slug.
+      const elsewhere = await seedTeamPond();
+      assert.equal((await editor.client.post(`/ponds/${elsewhere.id}/pages`, { title: 'Manual', slug: 'handbuch-2024' })).status, 201);
+      assert.equal(await Page.count({ where: { pondId: pond.id } }), 2);
+    });
+
+    test('an invalid slug answers 400 naming slug', async () => {
+      const pond = await seedTeamPond();
+      for (const slug of ['two words', 'trailing-', 'a--b', 'ümlaut', '', 'x'.repeat(81), 42]) {
+        assertFieldError(await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'Title', slug }), 'slug');
+      }
+      assert.equal(await Page.count({ where: { pondId: pond.id } }), 0);
+    });
+
+    test('the title is required, trimmed and at most 300 characters', async () => {
+      const pond = await seedTeamPond();
+      assertFieldError(await editor.client.post(`/ponds/${pond.id}/pages`, {}), 'title');
+      assertFieldError(await editor.client.post(`/ponds/${pond.id}/pages`, { title: '   ' }), 'title');
+      assertFieldError(await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'x'.repeat(301) }), 'title');
+      assertFieldError(await editor.client.post(`/ponds/${pond.id}/pages`, { title: 7 }), 'title');
+      assertFieldError(await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'Fine', colour: 'red' }), '');
+      assert.equal(await Page.count({ where: { pondId: pond.id } }), 0);
+      const longest = await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'x'.repeat(300) });
+      assert.equal(longest.status, 201, longest.text);
+      assert.equal(longest.body.title.length, 300);
+    });
+
+    test('the Markdown body is stored for the content pipeline; over 1,000,000 characters answers 400', async () => {
+      const pond = await seedTeamPond();
+      const markdown = '# Heading\n\nSome *text* with [[a-link]].\n';
+      const response = await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'With body', markdown });
+      assert.equal(response.status, 201, response.text);
+      assert.equal((await Page.findByPk(response.body.id))!.initialMarkdown, markdown);
+      assertFieldError(await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'Too long', markdown: 'a'.repeat(1_000_001) }), 'markdown');
+      assertFieldError(await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'Not text', markdown: ['a'] }), 'markdown');
+      assert.equal(await Page.count({ where: { pondId: pond.id } }), 1);
+    });
+
+    test('a child goes under its parent; siblings get strictly increasing positions in creation order', async () => {
+      const pond = await seedTeamPond();
+      const parent = await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'Parent' });
+      const positions: string[] = [];
+      for (const title of ['First', 'Second', 'Third']) {
+        const child = await editor.client.post(`/ponds/${pond.id}/pages`, { title, parentId: parent.body.id });
+        assert.equal(child.status, 201, child.text);
+        assert.equal(child.body.parentId, parent.body.id);
+        positions.push(child.body.position);
+      }
+      for (let i = 1; i < positions.length; i += 1) assert.ok(positions[i - 1]! < positions[i]!, `${positions[i - 1]} < ${positions[i]}`);
+      // A root page after the children is last among the roots, not among the children.
+      const root = await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'Second root', parentId: null });
+      assert.equal(root.body.parentId, null);
+      assert.ok(root.body.position > parent.body.position);
+    });
+
+    test('10 concurrent creations under one parent all succeed with distinct positions and slugs', async () => {
+      const pond = await seedTeamPond();
+      const parent = await seedPage(pond.id, 'Parent');
+      const responses = await Promise.all(
+        Array.from({ length: 10 }, () => editor.client.post(`/ponds/${pond.id}/pages`, { title: 'Parallel', parentId: parent.id })),
+      );
+      for (const response of responses) assert.equal(response.status, 201, response.text);
+      const positions = new Set(responses.map((response) => response.body.position));
+      assert.equal(positions.size, 10);
+      const slugs = responses.map((response) => response.body.slug as string).sort();
+      assert.deepEqual(slugs, ['parallel', ...Array.from({ length: 9 }, (_, i) => `parallel-${i + 2}`)].sort());
+      const stored = await Page.findAll({ where: { parentId: parent.id } });
+      assert.equal(new Set(stored.map((page) => page.position)).size, 10);
+    });
+
+    test('a parent that is missing, in another pond, trashed or unreadable answers the same 400 on parentId', async () => {
+      const pond = await seedTeamPond();
+      const elsewhere = await seedTeamPond();
+      const foreign = await seedPage(elsewhere.id, 'Foreign');
+      const trashed = await seedPage(pond.id, 'Trashed', { trashed: true });
+      const hidden = await seedPage(pond.id, 'Hidden');
+      await seedGrant(pond.id, { subject: { type: 'user', id: editor.user.id }, role: 'reader', scope: { type: 'page', id: hidden.id }, effect: 'deny' });
+      const answers = [];
+      for (const parentId of [MISSING_UUID, foreign.id, trashed.id, hidden.id]) {
+        const response = await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'Child', parentId });
+        assertFieldError(response, 'parentId');
+        answers.push(response.body);
+      }
+      for (const answer of answers.slice(1)) assert.deepEqual(answer, answers[0], 'no answer tells the cases apart');
+      assertFieldError(await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'Child', parentId: 'not-a-uuid' }), 'parentId');
+      assert.equal(await Page.count({ where: { pondId: pond.id, title: 'Child' } }), 0);
+    });
+
+    test('a parent the caller can read but not write answers 403', async () => {
+      const pond = await seedTeamPond();
+      const readOnly = await seedPage(pond.id, 'Read-only');
+      await seedGrant(pond.id, { subject: { type: 'user', id: editor.user.id }, role: 'editor', scope: { type: 'page', id: readOnly.id }, effect: 'deny' });
+      assert.equal((await editor.client.get(`/pages/${readOnly.id}`)).status, 200);
+      assertError(await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'Child', parentId: readOnly.id }), 403, 'forbidden');
+      assert.equal(await Page.count({ where: { parentId: readOnly.id } }), 0);
+    });
+
+    test('depth: a page at depth 6 is fine, one at depth 7 answers 409 page_depth_exceeded', async () => {
+      const pond = await seedTeamPond();
+      let parentId: string | null = null;
+      const chain: Page[] = [];
+      for (let depth = 1; depth <= 5; depth += 1) {
+        const page: Page = await seedPage(pond.id, `Level ${depth}`, { parentId });
+        chain.push(page);
+        parentId = page.id;
+      }
+      const sixth = await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'Level 6', parentId });
+      assert.equal(sixth.status, 201, sixth.text);
+      const seventh = await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'Level 7', parentId: sixth.body.id });
+      assertError(seventh, 409, 'page_depth_exceeded');
+      assert.equal(await Page.count({ where: { parentId: sixth.body.id } }), 0);
+    });
+
+    test('a reader answers 403, a non-member 404, anonymous 401, a malformed or unknown pond id 404', async () => {
+      const pond = await seedTeamPond();
+      assertError(await reader.client.post(`/ponds/${pond.id}/pages`, { title: 'Nope' }), 403, 'forbidden');
+      assertError(await outsider.client.post(`/ponds/${pond.id}/pages`, { title: 'Nope' }), 404, 'not_found');
+      assertError(await anonymous.post(`/ponds/${pond.id}/pages`, { title: 'Nope' }), 401, 'unauthenticated');
+      assertError(await owner.client.post(`/ponds/not-a-uuid/pages`, { title: 'Nope' }), 404, 'not_found');
+      assertError(await owner.client.post(`/ponds/${MISSING_UUID}/pages`, { title: 'Nope' }), 404, 'not_found');
+      assert.equal(await Page.count({ where: { pondId: pond.id } }), 0);
+    });
+
+    test('a trashed pond: its admin gets 409 pond_trashed, an editor 404', async () => {
+      const pond = await seedTeamPond();
+      await Pond.update({ trashedAt: new Date() }, { where: { id: pond.id } });
+      invalidateAllPondAccess();
+      assertError(await owner.client.post(`/ponds/${pond.id}/pages`, { title: 'In the bin' }), 409, 'pond_trashed');
+      assertError(await editor.client.post(`/ponds/${pond.id}/pages`, { title: 'In the bin' }), 404, 'not_found');
+      assert.equal(await Page.count({ where: { pondId: pond.id } }), 0);
+    });
+  });
+
+  describe('GET /pages/:id', () => {
+    test('a reader sees the page with sorted labelIds and canWrite false', async () => {
+      const pond = await seedTeamPond();
+      const page = await seedPage(pond.id, 'Labelled', { createdBy: owner.user.id });
+      const labels = [await seedLabel(pond.id, 'One'), await seedLabel(pond.id, 'Two'), await seedLabel(pond.id, 'Three')];
+      await seedPageLabels(page, labels);
+      const response = await reader.client.get(`/pages/${page.id}`);
+      assert.equal(response.status, 200, response.text);
+      assert.deepEqual(Object.keys(response.body).sort(), DETAIL_VIEW_KEYS);
+      assert.deepEqual(response.body.labelIds, labels.map((label) => label.id).sort());
+      assert.equal(response.body.canWrite, false);
+      assert.equal(response.body.createdBy, owner.user.id);
+      assert.equal((await editor.client.get(`/pages/${page.id}`)).body.canWrite, true);
+    });
+
+    test('parentId is nulled for a caller who may not read the parent', async () => {
+      const pond = await seedTeamPond();
+      const parent = await seedPage(pond.id, 'Secret parent');
+      const child = await seedPage(pond.id, 'Open child', { parentId: parent.id });
+      await seedGrant(pond.id, { subject: { type: 'user', id: reader.user.id }, role: 'reader', scope: { type: 'page', id: parent.id }, effect: 'deny' });
+      assertError(await reader.client.get(`/pages/${parent.id}`), 404, 'not_found');
+      assert.equal((await reader.client.get(`/pages/${child.id}`)).body.parentId, null);
+      assert.equal((await editor.client.get(`/pages/${child.id}`)).body.parentId, parent.id);
+    });
+
+    test('anonymous: 404 without a public grant, 200 with a page-scope public reader grant', async () => {
+      const pond = await seedTeamPond();
+      const page = await seedPage(pond.id, 'Published');
+      const other = await seedPage(pond.id, 'Unpublished');
+      assertError(await anonymous.get(`/pages/${page.id}`), 404, 'not_found');
+      await seedGrant(pond.id, { subject: { type: 'public' }, role: 'reader', scope: { type: 'page', id: page.id } });
+      const response = await anonymous.get(`/pages/${page.id}`);
+      assert.equal(response.status, 200, response.text);
+      assert.equal(response.body.id, page.id);
+      assert.equal(response.body.canWrite, false);
+      assertError(await anonymous.get(`/pages/${other.id}`), 404, 'not_found');
+    });
+
+    test('a trashed page: 404 page_trashed for an editor, plain 404 for a reader', async () => {
+      const pond = await seedTeamPond();
+      const page = await seedPage(pond.id, 'Binned', { trashed: true });
+      const forEditor = await editor.client.get(`/pages/${page.id}`);
+      assertError(forEditor, 404, 'page_trashed');
+      assert.ok(forEditor.body.error.details.trashedAt);
+      const forReader = await reader.client.get(`/pages/${page.id}`);
+      assertError(forReader, 404, 'not_found');
+      assert.deepEqual(forReader.body.error.details, {});
+    });
+
+    test('a non-member, a malformed id and an unknown id answer 404', async () => {
+      const pond = await seedTeamPond();
+      const page = await seedPage(pond.id, 'Members only');
+      assertError(await outsider.client.get(`/pages/${page.id}`), 404, 'not_found');
+      assertError(await owner.client.get('/pages/not-a-uuid'), 404, 'not_found');
+      assertError(await owner.client.get(`/pages/${MISSING_UUID}`), 404, 'not_found');
+    });
+  });
+
+  describe('PATCH /pages/:id', () => {
+    test('renames: 200, title trimmed, slug kept, updatedBy set, search vector follows', async () => {
+      const pond = await seedTeamPond();
+      const created = await owner.client.post(`/ponds/${pond.id}/pages`, { title: 'Draft' });
+      const response = await editor.client.patch(`/pages/${created.body.id}`, { title: '  Zebrastreifen  ' });
+      assert.equal(response.status, 200, response.text);
+      assert.deepEqual(Object.keys(response.body).sort(), DETAIL_VIEW_KEYS);
+      assert.equal(response.body.title, 'Zebrastreifen');
+      assert.equal(response.body.slug, 'draft');
+      assert.equal(response.body.createdBy, owner.user.id);
+      assert.equal(response.body.updatedBy, editor.user.id);
+      assert.equal(response.body.position, created.body.position);
+      assert.match((await searchVectorOf(created.body.id)) ?? '', /zebrastreifen/);
+      assert.doesNotMatch((await searchVectorOf(created.body.id)) ?? '', /draft/);
+      assert.equal((await Page.findByPk(created.body.id))!.title, 'Zebrastreifen');
+    });
+
+    test('changes the slug; a slug taken in the pond (any case, trashed pages included) answers 409', async () => {
+      const pond = await seedTeamPond();
+      const page = await seedPage(pond.id, 'Mine');
+      const other = await seedPage(pond.id, 'Other');
+      await Page.update({ slug: 'occupied' }, { where: { id: other.id } });
+      const trashed = await seedPage(pond.id, 'Binned', { trashed: true });
+      await Page.update({ slug: 'binned' }, { where: { id: trashed.id } });
+      const changed = await editor.client.patch(`/pages/${page.id}`, { slug: 'Brand-New' });
+      assert.equal(changed.status, 200, changed.text);
+      assert.equal(changed.body.slug, 'brand-new');
+      assert.equal(changed.body.title, 'Mine');
+      assertError(await editor.client.patch(`/pages/${page.id}`, { slug: 'OCCUPIED' }), 409, 'slug_taken');
+      assertError(await editor.client.patch(`/pages/${page.id}`, { title: 'Renamed', slug: 'binned' }), 409, 'slug_taken');
+      // Keeping one's own slug is no conflict.
+      const same = await editor.client.patch(`/pages/${page.id}`, { slug: 'BRAND-NEW', title: 'Mine again' });
+      assert.equal(same.status, 200, same.text);
+      assert.equal(same.body.title, 'Mine again');
+      const stored = await Page.findByPk(page.id);
+      assert.equal(stored!.slug, 'brand-new');
+      assert.equal(stored!.title, 'Mine again');
+    });
+
+    test('validation: empty body, unknown key, bad title or slug answer 400', async () => {
+      const pond = await seedTeamPond();
+      const page = await seedPage(pond.id, 'Stable');
+      assertError(await editor.client.patch(`/pages/${page.id}`, {}), 400, 'validation_failed');
+      assertFieldError(await editor.client.patch(`/pages/${page.id}`, { title: 'Ok', parentId: null }), '');
+      assertFieldError(await editor.client.patch(`/pages/${page.id}`, { title: '  ' }), 'title');
+      assertFieldError(await editor.client.patch(`/pages/${page.id}`, { title: 'x'.repeat(301) }), 'title');
+      assertFieldError(await editor.client.patch(`/pages/${page.id}`, { slug: 'Not A Slug' }), 'slug');
+      const stored = await Page.findByPk(page.id);
+      assert.equal(stored!.title, 'Stable');
+      assert.equal(stored!.slug, page.slug);
+    });
+
+    test('a reader answers 403, a non-member 404, anonymous 401, a malformed id 404, a trashed page page_trashed', async () => {
+      const pond = await seedTeamPond();
+      const page = await seedPage(pond.id, 'Guarded');
+      assertError(await reader.client.patch(`/pages/${page.id}`, { title: 'Hijacked' }), 403, 'forbidden');
+      assertError(await outsider.client.patch(`/pages/${page.id}`, { title: 'Hijacked' }), 404, 'not_found');
+      assertError(await anonymous.patch(`/pages/${page.id}`, { title: 'Hijacked' }), 401, 'unauthenticated');
+      assertError(await owner.client.patch('/pages/not-a-uuid', { title: 'Hijacked' }), 404, 'not_found');
+      assertError(await owner.client.patch(`/pages/${MISSING_UUID}`, { title: 'Hijacked' }), 404, 'not_found');
+      const trashed = await seedPage(pond.id, 'Binned', { trashed: true });
+      assertError(await editor.client.patch(`/pages/${trashed.id}`, { title: 'Revived' }), 404, 'page_trashed');
+      assertError(await reader.client.patch(`/pages/${trashed.id}`, { title: 'Revived' }), 404, 'not_found');
+      assert.equal((await Page.findByPk(page.id))!.title, 'Guarded');
+      assert.equal((await Page.findByPk(trashed.id))!.title, 'Binned');
+    });
+  });
+
+  describe('GET /ponds/:id/pages', () => {
+    test('lists the readable live pages in creation order, parentId nulled where the parent is hidden', async () => {
+      const pond = await seedTeamPond();
+      const parent = await seedPage(pond.id, 'Hidden parent');
+      const child = await seedPage(pond.id, 'Visible child', { parentId: parent.id });
+      const plain = await seedPage(pond.id, 'Plain');
+      const trashed = await seedPage(pond.id, 'Binned', { trashed: true });
+      await setTimestamps(parent.id, '2024-01-01T00:00:00Z');
+      await setTimestamps(child.id, '2024-01-02T00:00:00Z');
+      await setTimestamps(plain.id, '2024-01-03T00:00:00Z');
+      await setTimestamps(trashed.id, '2024-01-04T00:00:00Z');
+      await seedGrant(pond.id, { subject: { type: 'user', id: reader.user.id }, role: 'reader', scope: { type: 'page', id: parent.id }, effect: 'deny' });
+
+      const forReader = await reader.client.get(`/ponds/${pond.id}/pages`);
+      assert.equal(forReader.status, 200, forReader.text);
+      assert.equal(forReader.body.nextCursor, null);
+      assert.deepEqual(forReader.body.items.map((item: { id: string }) => item.id), [child.id, plain.id]);
+      assert.deepEqual(Object.keys(forReader.body.items[0]).sort(), PAGE_VIEW_KEYS);
+      assert.equal(forReader.body.items[0].parentId, null);
+      assert.equal(forReader.body.items[0].createdAt, '2024-01-02T00:00:00.000Z');
+      assert.equal(forReader.body.items[0].pondId, pond.id);
+
+      const forEditor = await editor.client.get(`/ponds/${pond.id}/pages`);
+      assert.deepEqual(forEditor.body.items.map((item: { id: string }) => item.id), [parent.id, child.id, plain.id], 'trashed pages are never listed');
+      assert.equal(forEditor.body.items[1].parentId, parent.id);
+    });
+
+    test('createdSince and updatedSince filter inclusively; a plain date means midnight UTC', async () => {
+      const pond = await seedTeamPond();
+      const early = await seedPage(pond.id, 'Early');
+      const middle = await seedPage(pond.id, 'Middle');
+      const late = await seedPage(pond.id, 'Late');
+      await setTimestamps(early.id, '2024-01-01T00:00:00Z', '2024-12-01T00:00:00Z');
+      await setTimestamps(middle.id, '2024-06-15T12:00:00Z', '2024-06-15T12:00:00Z');
+      await setTimestamps(late.id, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z');
+      const list = async (query: Record<string, string>) => {
+        const response = await reader.client.get(`/ponds/${pond.id}/pages?${new URLSearchParams(query)}`);
+        assert.equal(response.status, 200, response.text);
+        return response.body.items.map((item: { title: string }) => item.title);
+      };
+      assert.deepEqual(await list({ createdSince: '2024-06-15' }), ['Middle', 'Late']);
+      assert.deepEqual(await list({ createdSince: '2024-06-15T12:00:00Z' }), ['Middle', 'Late']);
+      assert.deepEqual(await list({ createdSince: '2024-06-15T14:00:01+02:00' }), ['Late']);
+      assert.deepEqual(await list({ createdSince: '2025-01-02' }), []);
+      assert.deepEqual(await list({ updatedSince: '2024-11-30T23:59:59.999Z' }), ['Early', 'Late']);
+      assert.deepEqual(await list({ createdSince: '2024-06-01', updatedSince: '2024-07-01' }), ['Late']);
+    });
+
+    test('an invalid date, limit or cursor answers 400 naming the query field', async () => {
+      const pond = await seedTeamPond();
+      const get = (query: string) => reader.client.get(`/ponds/${pond.id}/pages?${query}`);
+      assertFieldError(await get('createdSince=yesterday'), 'query.createdSince');
+      assertFieldError(await get('createdSince=2024-02-30'), 'query.createdSince');
+      assertFieldError(await get('createdSince=2024-06-15T12:00:00'), 'query.createdSince');
+      assertFieldError(await get('updatedSince=15.06.2024'), 'query.updatedSince');
+      assertFieldError(await get('updatedSince=2024-01-01&updatedSince=2024-01-02'), 'query.updatedSince');
+      assertFieldError(await get('limit=0'), 'query.limit');
+      assertFieldError(await get('limit=1001'), 'query.limit');
+      assertFieldError(await get('limit=ten'), 'query.limit');
+      assertFieldError(await get('cursor=garbage'), 'query.cursor');
+      for (const forged of [`2024-02-31 00:00:00.5|${MISSING_UUID}`, `2024-01-01 00:00:00|not-a-uuid`, `2024-01-01T00:00:00Z|${MISSING_UUID}`]) {
+        assertFieldError(await get(`cursor=${Buffer.from(forged).toString('base64url')}`), 'query.cursor');
+      }
+    });
+
+    test('limit=2 walks every visible page exactly once, in order, ties broken by id', async () => {
+      const pond = await seedTeamPond();
+      const pages: Page[] = [];
+      for (let i = 0; i < 9; i += 1) pages.push(await seedPage(pond.id, `Page ${i}`));
+      // Three share one timestamp (with microseconds the cursor must keep): the id decides among them.
+      const tied = '2024-01-02T00:00:00.123456';
+      const stamps = ['2024-01-01T00:00:00', tied, tied, tied, '2024-01-02T00:00:00.123457', '2024-01-04T00:00:00', '2024-01-05T00:00:00', '2024-01-06T00:00:00', '2024-01-07T00:00:00'];
+      for (const [i, page] of pages.entries()) await setTimestamps(page.id, `${stamps[i]}Z`);
+      const hidden = [pages[2]!, pages[5]!, pages[8]!];
+      for (const page of hidden) {
+        await seedGrant(pond.id, { subject: { type: 'user', id: reader.user.id }, role: 'reader', scope: { type: 'page', id: page.id }, effect: 'deny' });
+      }
+      await Page.update({ trashedAt: new Date() }, { where: { id: pages[6]!.id } });
+      const expected = pages
+        .map((page, i) => ({ page, stamp: stamps[i]! }))
+        .filter(({ page }) => !hidden.includes(page) && page !== pages[6])
+        .sort((a, b) => a.stamp.localeCompare(b.stamp) || a.page.id.localeCompare(b.page.id))
+        .map(({ page }) => page.id);
+      assert.equal(expected.length, 5);
+
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let requests = 0;
+      do {
+        const query: string = cursor ? `limit=2&cursor=${encodeURIComponent(cursor)}` : 'limit=2';
+        const response: TestResponse = await reader.client.get(`/ponds/${pond.id}/pages?${query}`);
+        assert.equal(response.status, 200, response.text);
+        assert.ok(response.body.items.length > 0 && response.body.items.length <= 2, 'no empty or oversized page');
+        seen.push(...response.body.items.map((item: { id: string }) => item.id));
+        cursor = response.body.nextCursor;
+        requests += 1;
+        assert.ok(requests < 10, 'pagination terminates');
+      } while (cursor);
+      assert.deepEqual(seen, expected);
+      assert.equal(requests, Math.ceil(expected.length / 2));
+    });
+
+    test('a caller reached by one page-scope grant sees the list with just that page; anonymous likewise through public', async () => {
+      const pond = await seedTeamPond();
+      const shared = await seedPage(pond.id, 'Shared with one');
+      const published = await seedPage(pond.id, 'Published');
+      await seedPage(pond.id, 'Private');
+      assertError(await outsider.client.get(`/ponds/${pond.id}/pages`), 404, 'not_found');
+      assertError(await anonymous.get(`/ponds/${pond.id}/pages`), 404, 'not_found');
+      await seedGrant(pond.id, { subject: { type: 'user', id: outsider.user.id }, role: 'reader', scope: { type: 'page', id: shared.id } });
+      const forOutsider = await outsider.client.get(`/ponds/${pond.id}/pages`);
+      assert.equal(forOutsider.status, 200, forOutsider.text);
+      assert.deepEqual(forOutsider.body, { items: [forOutsider.body.items[0]], nextCursor: null });
+      assert.equal(forOutsider.body.items[0].id, shared.id);
+      assertError(await anonymous.get(`/ponds/${pond.id}/pages`), 404, 'not_found');
+      await seedGrant(pond.id, { subject: { type: 'public' }, role: 'reader', scope: { type: 'page', id: published.id } });
+      const forAnonymous = await anonymous.get(`/ponds/${pond.id}/pages`);
+      assert.equal(forAnonymous.status, 200, forAnonymous.text);
+      assert.deepEqual(forAnonymous.body, { items: [forAnonymous.body.items[0]], nextCursor: null });
+      assert.equal(forAnonymous.body.items[0].id, published.id);
+    });
+
+    test('a non-member, a malformed and an unknown pond id answer 404', async () => {
+      const pond = await seedTeamPond();
+      await seedPage(pond.id, 'Members only');
+      assertError(await outsider.client.get(`/ponds/${pond.id}/pages`), 404, 'not_found');
+      assertError(await owner.client.get('/ponds/not-a-uuid/pages'), 404, 'not_found');
+      assertError(await owner.client.get(`/ponds/${MISSING_UUID}/pages`), 404, 'not_found');
+    });
+  });
+});
