@@ -46,15 +46,30 @@ export async function createAccount(props: AccountProps, transaction: Transactio
     }
     throw error;
   }
-  const pond = await Pond.create(
-    { slug: await freePondSlug(props.username, transaction), name: props.displayName, kind: 'personal', ownerId: user.id },
-    { transaction },
-  );
+  const pond = await createPersonalPond(user, transaction);
   await Grant.create(
     { pondId: pond.id, subjectType: 'user', subjectUserId: user.id, role: 'pond_admin', scopeType: 'pond', scopeLabelId: null, scopePageId: null, effect: 'allow', createdBy: user.id },
     { transaction },
   );
   return { user, pond };
+}
+
+/**
+ * The personal pond, with a slug derived from the username. Two signups can race for the
+ * same slug (`anna` and `Anna.`); the loser retries with the next free one, inside a
+ * savepoint so the signup's transaction survives the failed insert.
+ */
+async function createPersonalPond(user: User, transaction: Transaction): Promise<Pond> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await Pond.sequelize!.transaction({ transaction }, async (savepoint) =>
+        Pond.create({ slug: await freePondSlug(user.username, savepoint), name: user.displayName, kind: 'personal', ownerId: user.id }, { transaction: savepoint }),
+      );
+    } catch (error) {
+      const constraint = (error as { parent?: { constraint?: string } }).parent?.constraint;
+      if (!(error instanceof UniqueConstraintError) || constraint !== 'ponds_slug_key' || attempt >= 3) throw error;
+    }
+  }
 }
 
 async function assertIdentityFree(username: string, email: string, transaction: Transaction): Promise<void> {

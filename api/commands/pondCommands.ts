@@ -27,11 +27,13 @@ const SUFFIX_ROOM = 10;
 
 /**
  * A free pond slug derived from a name or username: slugified, reserved slugs skipped like
- * taken ones, `-<n>` appended on collision. A concurrent insert can still take it first;
- * the unique index then answers `slug_taken`.
+ * taken ones, `-<n>` appended on collision. Derivations of the same base wait for each other
+ * (a transaction-scoped advisory lock), so concurrent signups or creations get distinct
+ * slugs; an explicitly chosen slug can still win first, which the unique index answers.
  */
 export async function derivePondSlug(text: string, transaction: Transaction): Promise<string> {
   const base = slugify(text) || FALLBACK_SLUG;
+  await Pond.sequelize!.query(`SELECT pg_advisory_xact_lock(hashtext('pond-slug:' || :base))`, { replacements: { base }, transaction });
   const rows = await Pond.sequelize!.query<{ slug: string }>(
     `SELECT lower(slug) AS slug FROM ponds
       WHERE lower(slug) = :base OR (lower(slug) LIKE :prefix AND lower(slug) ~ '-[0-9]+$')`,

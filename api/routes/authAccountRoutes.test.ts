@@ -96,6 +96,18 @@ describe('signup, verification and password reset with open registration', () =>
     assert.equal(audit.details.username, account.username);
   });
 
+  test('concurrent signups whose usernames give the same pond slug all succeed with distinct slugs', async () => {
+    const usernames = ['race.pond', 'race-pond', 'race_pond', 'race..pond'];
+    const responses = await Promise.all(
+      usernames.map((username) =>
+        new TestClient(instance.baseUrl).post('/auth/signup', { username, email: `${username.replaceAll('.', 'dot')}@example.org`, password: 'a long enough password' }),
+      ),
+    );
+    assert.deepEqual(responses.map((response) => response.status), [201, 201, 201, 201], responses.map((response) => response.text).join('\n'));
+    const ponds = await Pond.findAll({ where: { kind: 'personal', ownerId: responses.map((response) => response.body.user.id) } });
+    assert.deepEqual(ponds.map((pond) => pond.slug).sort(), ['race-pond', 'race-pond-2', 'race-pond-3', 'race-pond-4']);
+  });
+
   test('a 9-character password is refused with 400 validation_failed naming the field', async () => {
     const account = newAccount({ password: '123456789' });
     const response = await new TestClient(instance.baseUrl).post('/auth/signup', account);
