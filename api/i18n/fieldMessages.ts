@@ -1,6 +1,12 @@
 /**
  * Localized texts for field-level validation problems: zod's own German and English
- * locales, plus our wording where a rule needs explaining (usernames, passwords).
+ * locales, plus our wording where a rule needs explaining (usernames, passwords, slugs,
+ * grants, labels) or where a rule's own message is English only.
+ *
+ * Our wording is looked up by the field's last path segment and the issue code alone, so an
+ * entry must be right for every field of that name raising that code: `name:invalid_format`
+ * comes only from the label name rule (pond and instance names have no format), and
+ * `slug:invalid_format` from the one slug pattern pages and ponds share.
  */
 import { z } from 'zod';
 import type { Locale } from './locale.ts';
@@ -16,10 +22,22 @@ const OUR_WORDING: Record<Locale, Record<string, string>> = {
   en: {
     'username:invalid_format': 'Use 3–32 characters: lowercase letters, digits, dot, dash or underscore, starting with a letter or digit.',
     'password:too_small': 'Use at least 10 characters.',
+    'slug:invalid_format': 'Use only lowercase letters (a–z), digits and single hyphens, not at the start or end.',
+    'slug:custom': 'This slug is reserved for the site. Please choose another one.',
+    'role:custom': 'Pond admin can only be given to a single user, for the whole pond.',
+    'subjectId:custom': 'Give subjectId exactly when subjectType is user, and leave it out otherwise.',
+    'color:invalid_format': 'Use a colour in the form #rrggbb, such as #3366cc.',
+    'name:invalid_format': 'A name cannot contain “/”.',
   },
   de: {
     'username:invalid_format': 'Verwende 3–32 Zeichen: Kleinbuchstaben, Ziffern, Punkt, Bindestrich oder Unterstrich; am Anfang ein Buchstabe oder eine Ziffer.',
     'password:too_small': 'Verwende mindestens 10 Zeichen.',
+    'slug:invalid_format': 'Verwende nur Kleinbuchstaben (a–z), Ziffern und einzelne Bindestriche, nicht am Anfang oder Ende.',
+    'slug:custom': 'Diese Kurzadresse ist für die Website reserviert. Bitte wähle eine andere.',
+    'role:custom': 'Die Rolle Teich-Admin kannst du nur einer einzelnen Person für den ganzen Teich geben.',
+    'subjectId:custom': 'Gib subjectId genau dann an, wenn subjectType user ist, und lass es sonst weg.',
+    'color:invalid_format': 'Gib eine Farbe im Format #rrggbb an, etwa #3366cc.',
+    'name:invalid_format': 'Ein Name darf kein „/“ enthalten.',
   },
 };
 

@@ -14,5 +14,8 @@ export function isReservedPondSlug(slug: string): boolean {
   return RESERVED_POND_SLUGS.has(slug.toLowerCase());
 }
 
-/** A slug a pond may be given: the slug rules, and not reserved. */
+/**
+ * A slug a pond may be given: the slug rules, and not reserved. A reserved slug is an issue
+ * `custom` on the field; routes answer it in the caller's language (i18n/fieldMessages.ts).
+ */
 export const pondSlugSchema = slugSchema.refine((slug) => !isReservedPondSlug(slug), { error: 'This slug is reserved.' });

@@ -1,20 +1,16 @@
 /**
  * Labels through HTTP: the pond's label tree (list, create, rename/recolour/move, delete with
- * the subtree) and the exact label set of a page. Labels are permission scopes, so changes
- * that can alter access need a pond admin, and an assignment changes a reader's verdict at once.
+ * the subtree). Labels are permission scopes, so changes that can alter access need a pond
+ * admin. The label set of a page (PUT /pages/:id/labels): pageLabelRoutes.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { AuditEntry, Grant, Label, PageLabel, type Page, type Pond } from '../models/index.ts';
+import { AuditEntry, Grant, Label, type Pond } from '../models/index.ts';
 import { seedGrant, seedLabel, seedPage, seedPageLabels, seedSharedPond } from '../testing/accessFixtures.ts';
-import { completeSetup, createVerifiedUser, resetRateLimits } from '../testing/fixtures.ts';
-import { TestClient, type TestResponse } from '../testing/testClient.ts';
+import { completeSetup, resetRateLimits } from '../testing/fixtures.ts';
+import { assertError, assertFieldError, assignedLabelIds, createLabel, putLabels, seedTeamPondFor, signedInPerson, type Person } from '../testing/pondTestSetup.ts';
+import { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
-
-interface Person {
-  client: TestClient;
-  id: string;
-}
 
 describe('labels', () => {
   let instance: TestInstance;
@@ -25,11 +21,7 @@ describe('labels', () => {
   let outsider: Person;
   let anonymous: TestClient;
 
-  async function person(): Promise<Person> {
-    await resetRateLimits(instance);
-    const { client, user } = await createVerifiedUser(instance);
-    return { client, id: user.id };
-  }
+  const person = (): Promise<Person> => signedInPerson(instance);
 
   before(async () => {
     instance = await startTestInstance();
@@ -44,43 +36,13 @@ describe('labels', () => {
   beforeEach(() => resetRateLimits(instance));
 
   /** A shared pond of `owner` with `editor` as editor and `reader` as reader. */
-  async function pondWithMembers(): Promise<Pond> {
-    const pond = await seedSharedPond(owner.id);
-    await seedGrant(pond.id, { subject: { type: 'user', id: editor.id }, role: 'editor' });
-    await seedGrant(pond.id, { subject: { type: 'user', id: reader.id }, role: 'reader' });
-    return pond;
-  }
-
-  async function createLabel(client: TestClient, pondId: string, name: string, parentId?: string | null, color = '#336699') {
-    const response = await client.post(`/ponds/${pondId}/labels`, { name, color, ...(parentId === undefined ? {} : { parentId }) });
-    assert.equal(response.status, 201, response.text);
-    return response.body as { id: string; name: string; depth: number; parentId: string | null };
-  }
+  const pondWithMembers = (): Promise<Pond> => seedTeamPondFor(owner.id, editor.id, reader.id);
 
   /** A chain of labels, each under the one before; returns them root first. */
   async function createChain(pondId: string, length: number, prefix = 'Level', parentId: string | null = null) {
     const chain: { id: string; depth: number }[] = [];
     for (let level = 1; level <= length; level += 1) chain.push(await createLabel(owner.client, pondId, `${prefix} ${level}`, chain.at(-1)?.id ?? parentId));
     return chain;
-  }
-
-  function putLabels(client: TestClient, pageId: string, labelIds: string[]) {
-    return client.request('PUT', `/pages/${pageId}/labels`, { body: { labelIds } });
-  }
-
-  function assertError(response: TestResponse, status: number, code: string) {
-    assert.equal(response.status, status, response.text);
-    assert.equal(response.body.error.code, code, response.text);
-  }
-
-  function assertFieldError(response: TestResponse, field: string) {
-    assertError(response, 400, 'validation_failed');
-    const paths = (response.body.error.details.fields as { path: string }[]).map((problem) => problem.path);
-    assert.ok(paths.includes(field), `expected a problem at ${field}, got ${paths.join(', ')}`);
-  }
-
-  async function assignedLabelIds(page: Page): Promise<string[]> {
-    return (await PageLabel.findAll({ where: { pageId: page.id } })).map((row) => row.labelId).sort();
   }
 
   describe('creating and listing', () => {
@@ -215,21 +177,6 @@ describe('labels', () => {
       assertFieldError(await editor.client.patch(`/labels/${label.id}`, { parentId: foreign.id }), 'parentId');
       assert.equal((await Label.findByPk(label.id))?.parentId, null);
       assert.equal(await Label.count({ where: { pondId: pond.id } }), 1);
-    });
-
-    test('PUT /pages/:id/labels refuses labels of another pond, malformed ids and more than 50 labels', async () => {
-      const pond = await pondWithMembers();
-      const page = await seedPage(pond.id, 'Page');
-      const own = await seedLabel(pond.id, 'Own');
-      const foreign = await seedLabel((await seedSharedPond(owner.id)).id, 'Foreign');
-      const response = await putLabels(editor.client, page.id, [own.id, foreign.id]);
-      assertFieldError(response, 'labelIds');
-      assert.deepEqual(response.body.error.details.fields[0].labelIds, [foreign.id]);
-      assertFieldError(await putLabels(editor.client, page.id, ['not-a-uuid']), 'labelIds.0');
-      assertFieldError(await editor.client.request('PUT', `/pages/${page.id}/labels`, { body: {} }), 'labelIds');
-      const many = await Promise.all(Array.from({ length: 51 }, (_, index) => seedLabel(pond.id, `Many ${index}`)));
-      assertFieldError(await putLabels(editor.client, page.id, many.map((label) => label.id)), 'labelIds');
-      assert.deepEqual(await assignedLabelIds(page), []);
     });
   });
 
@@ -390,65 +337,6 @@ describe('labels', () => {
       assert.equal((await owner.client.request('DELETE', `/labels/${secret.id}`)).status, 204);
       assert.equal(await Label.count({ where: { id: [secret.id, plain.id] } }), 0);
       assert.ok(await Label.findByPk(inner.id));
-    });
-
-    test('after PUT /pages/:id/labels a reader’s access changes at once when the label carries a deny', async () => {
-      const pond = await pondWithMembers();
-      const viewer = await person();
-      await seedGrant(pond.id, { subject: { type: 'user', id: viewer.id }, role: 'reader' });
-      const hidden = await createLabel(owner.client, pond.id, 'Hidden');
-      await seedGrant(pond.id, { subject: { type: 'user', id: viewer.id }, role: 'reader', scope: { type: 'label', id: hidden.id }, effect: 'deny' });
-      const page = await seedPage(pond.id, 'Page');
-      // The first read caches the pond's access data; the assignment must drop it.
-      const status = async () => (await viewer.client.get(`/pages/${page.id}`)).status;
-      assert.equal(await status(), 200);
-      const assigned = await putLabels(owner.client, page.id, [hidden.id]);
-      assert.equal(assigned.status, 200, assigned.text);
-      assert.equal(await status(), 404);
-      assert.equal((await putLabels(owner.client, page.id, [])).status, 200);
-      assert.equal(await status(), 200);
-    });
-  });
-
-  describe('PUT /pages/:id/labels', () => {
-    test('sets the exact set: duplicates collapse, ids come back sorted with their views in tree order', async () => {
-      const pond = await pondWithMembers();
-      const page = await seedPage(pond.id, 'Page');
-      const zulu = await createLabel(owner.client, pond.id, 'Zulu');
-      const alpha = await createLabel(owner.client, pond.id, 'Alpha');
-      const child = await createLabel(owner.client, pond.id, 'Child', zulu.id);
-      const first = await putLabels(editor.client, page.id, [zulu.id, child.id.toUpperCase(), zulu.id]);
-      assert.equal(first.status, 200, first.text);
-      assert.equal(first.body.pageId, page.id);
-      assert.deepEqual(first.body.labelIds, [zulu.id, child.id].sort());
-      assert.deepEqual(
-        first.body.labels.map((label: { id: string; depth: number }) => [label.id, label.depth]),
-        [
-          [zulu.id, 1],
-          [child.id, 2],
-        ],
-      );
-      assert.deepEqual(await assignedLabelIds(page), [zulu.id, child.id].sort());
-      const second = await putLabels(editor.client, page.id, [alpha.id, child.id]);
-      assert.equal(second.status, 200, second.text);
-      assert.deepEqual(await assignedLabelIds(page), [alpha.id, child.id].sort());
-      assert.deepEqual(second.body.labels.map((label: { name: string }) => label.name), ['Alpha', 'Child']);
-      const cleared = await putLabels(editor.client, page.id, []);
-      assert.equal(cleared.status, 200);
-      assert.deepEqual(cleared.body, { pageId: page.id, labelIds: [], labels: [] });
-      assert.deepEqual(await assignedLabelIds(page), []);
-    });
-
-    test('an editor of one page only may label that page', async () => {
-      const pond = await pondWithMembers();
-      const page = await seedPage(pond.id, 'Shared page');
-      const other = await seedPage(pond.id, 'Other page');
-      const guest = await person();
-      await seedGrant(pond.id, { subject: { type: 'user', id: guest.id }, role: 'editor', scope: { type: 'page', id: page.id } });
-      const label = await createLabel(owner.client, pond.id, 'Topic');
-      assert.equal((await putLabels(guest.client, page.id, [label.id])).status, 200);
-      assertError(await putLabels(guest.client, other.id, [label.id]), 404, 'not_found');
-      assertError(await guest.client.post(`/ponds/${pond.id}/labels`, { name: 'Mine', color: '#000000' }), 403, 'forbidden');
     });
   });
 });

@@ -1,33 +1,19 @@
 /**
  * Pages, the basic part, through HTTP: creating (slugs, parents, depth, positions, races),
- * reading, renaming, and the pond's page list filtered by the policy, with every refusal.
+ * reading and renaming, with every refusal. The pond's page list: pages/pageListing.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { QueryTypes } from 'sequelize';
 import { Page, Pond } from '../models/index.ts';
 import { invalidateAllPondAccess } from '../policies/pondAccessCache.ts';
-import { seedGrant, seedLabel, seedPage, seedPageLabels, seedSharedPond } from '../testing/accessFixtures.ts';
+import { seedGrant, seedLabel, seedPage, seedPageLabels } from '../testing/accessFixtures.ts';
 import { completeSetup, createVerifiedUser, resetRateLimits } from '../testing/fixtures.ts';
-import { TestClient, type TestResponse } from '../testing/testClient.ts';
+import { assertError, assertFieldError, MISSING_UUID, PAGE_VIEW_KEYS, seedTeamPondFor, type SignedIn } from '../testing/pondTestSetup.ts';
+import { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 
-type SignedIn = Awaited<ReturnType<typeof createVerifiedUser>>;
-
-const PAGE_VIEW_KEYS = ['createdAt', 'createdBy', 'id', 'parentId', 'pondId', 'position', 'slug', 'title', 'trashedAt', 'updatedAt', 'updatedBy'];
 const DETAIL_VIEW_KEYS = [...PAGE_VIEW_KEYS, 'canWrite', 'labelIds', 'pond'].sort();
-const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
-
-function assertError(response: TestResponse, status: number, code: string): void {
-  assert.equal(response.status, status, response.text);
-  assert.equal(response.body?.error?.code, code, response.text);
-}
-
-function assertFieldError(response: TestResponse, path: string): void {
-  assertError(response, 400, 'validation_failed');
-  const paths = (response.body.error.details.fields as { path: string }[]).map((field) => field.path);
-  assert.ok(paths.includes(path), `expected a problem with ${path}, got ${paths.join(', ')}`);
-}
 
 describe('pages', () => {
   let instance: TestInstance;
@@ -38,12 +24,7 @@ describe('pages', () => {
   let anonymous: TestClient;
 
   /** A shared pond of `owner` where `editor` and `reader` hold pond-scope grants. */
-  async function seedTeamPond(): Promise<Pond> {
-    const pond = await seedSharedPond(owner.user.id);
-    await seedGrant(pond.id, { subject: { type: 'user', id: editor.user.id }, role: 'editor' });
-    await seedGrant(pond.id, { subject: { type: 'user', id: reader.user.id }, role: 'reader' });
-    return pond;
-  }
+  const seedTeamPond = (): Promise<Pond> => seedTeamPondFor(owner.user.id, editor.user.id, reader.user.id);
 
   async function searchVectorOf(pageId: string): Promise<string | null> {
     const rows = await instance.services.sequelize.query<{ vector: string | null }>(`SELECT search_vector::text AS vector FROM pages WHERE id = :pageId`, {
@@ -51,12 +32,6 @@ describe('pages', () => {
       type: QueryTypes.SELECT,
     });
     return rows[0]?.vector ?? null;
-  }
-
-  async function setTimestamps(pageId: string, createdAt: string, updatedAt = createdAt): Promise<void> {
-    await instance.services.sequelize.query(`UPDATE pages SET created_at = :createdAt, updated_at = :updatedAt WHERE id = :pageId`, {
-      replacements: { pageId, createdAt, updatedAt },
-    });
   }
 
   before(async () => {
@@ -391,137 +366,6 @@ describe('pages', () => {
       assertError(await reader.client.patch(`/pages/${trashed.id}`, { title: 'Revived' }), 404, 'not_found');
       assert.equal((await Page.findByPk(page.id))!.title, 'Guarded');
       assert.equal((await Page.findByPk(trashed.id))!.title, 'Binned');
-    });
-  });
-
-  describe('GET /ponds/:id/pages', () => {
-    test('lists the readable live pages in creation order, parentId nulled where the parent is hidden', async () => {
-      const pond = await seedTeamPond();
-      const parent = await seedPage(pond.id, 'Hidden parent');
-      const child = await seedPage(pond.id, 'Visible child', { parentId: parent.id });
-      const plain = await seedPage(pond.id, 'Plain');
-      const trashed = await seedPage(pond.id, 'Binned', { trashed: true });
-      await setTimestamps(parent.id, '2024-01-01T00:00:00Z');
-      await setTimestamps(child.id, '2024-01-02T00:00:00Z');
-      await setTimestamps(plain.id, '2024-01-03T00:00:00Z');
-      await setTimestamps(trashed.id, '2024-01-04T00:00:00Z');
-      await seedGrant(pond.id, { subject: { type: 'user', id: reader.user.id }, role: 'reader', scope: { type: 'page', id: parent.id }, effect: 'deny' });
-
-      const forReader = await reader.client.get(`/ponds/${pond.id}/pages`);
-      assert.equal(forReader.status, 200, forReader.text);
-      assert.equal(forReader.body.nextCursor, null);
-      assert.deepEqual(forReader.body.items.map((item: { id: string }) => item.id), [child.id, plain.id]);
-      assert.deepEqual(Object.keys(forReader.body.items[0]).sort(), PAGE_VIEW_KEYS);
-      assert.equal(forReader.body.items[0].parentId, null);
-      assert.equal(forReader.body.items[0].createdAt, '2024-01-02T00:00:00.000Z');
-      assert.equal(forReader.body.items[0].pondId, pond.id);
-
-      const forEditor = await editor.client.get(`/ponds/${pond.id}/pages`);
-      assert.deepEqual(forEditor.body.items.map((item: { id: string }) => item.id), [parent.id, child.id, plain.id], 'trashed pages are never listed');
-      assert.equal(forEditor.body.items[1].parentId, parent.id);
-    });
-
-    test('createdSince and updatedSince filter inclusively; a plain date means midnight UTC', async () => {
-      const pond = await seedTeamPond();
-      const early = await seedPage(pond.id, 'Early');
-      const middle = await seedPage(pond.id, 'Middle');
-      const late = await seedPage(pond.id, 'Late');
-      await setTimestamps(early.id, '2024-01-01T00:00:00Z', '2024-12-01T00:00:00Z');
-      await setTimestamps(middle.id, '2024-06-15T12:00:00Z', '2024-06-15T12:00:00Z');
-      await setTimestamps(late.id, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z');
-      const list = async (query: Record<string, string>) => {
-        const response = await reader.client.get(`/ponds/${pond.id}/pages?${new URLSearchParams(query)}`);
-        assert.equal(response.status, 200, response.text);
-        return response.body.items.map((item: { title: string }) => item.title);
-      };
-      assert.deepEqual(await list({ createdSince: '2024-06-15' }), ['Middle', 'Late']);
-      assert.deepEqual(await list({ createdSince: '2024-06-15T12:00:00Z' }), ['Middle', 'Late']);
-      assert.deepEqual(await list({ createdSince: '2024-06-15T14:00:01+02:00' }), ['Late']);
-      assert.deepEqual(await list({ createdSince: '2025-01-02' }), []);
-      assert.deepEqual(await list({ updatedSince: '2024-11-30T23:59:59.999Z' }), ['Early', 'Late']);
-      assert.deepEqual(await list({ createdSince: '2024-06-01', updatedSince: '2024-07-01' }), ['Late']);
-    });
-
-    test('an invalid date, limit or cursor answers 400 naming the query field', async () => {
-      const pond = await seedTeamPond();
-      const get = (query: string) => reader.client.get(`/ponds/${pond.id}/pages?${query}`);
-      assertFieldError(await get('createdSince=yesterday'), 'query.createdSince');
-      assertFieldError(await get('createdSince=2024-02-30'), 'query.createdSince');
-      assertFieldError(await get('createdSince=2024-06-15T12:00:00'), 'query.createdSince');
-      assertFieldError(await get('updatedSince=15.06.2024'), 'query.updatedSince');
-      assertFieldError(await get('updatedSince=2024-01-01&updatedSince=2024-01-02'), 'query.updatedSince');
-      assertFieldError(await get('limit=0'), 'query.limit');
-      assertFieldError(await get('limit=1001'), 'query.limit');
-      assertFieldError(await get('limit=ten'), 'query.limit');
-      assertFieldError(await get('cursor=garbage'), 'query.cursor');
-      for (const forged of [`2024-02-31 00:00:00.5|${MISSING_UUID}`, `2024-01-01 00:00:00|not-a-uuid`, `2024-01-01T00:00:00Z|${MISSING_UUID}`]) {
-        assertFieldError(await get(`cursor=${Buffer.from(forged).toString('base64url')}`), 'query.cursor');
-      }
-    });
-
-    test('limit=2 walks every visible page exactly once, in order, ties broken by id', async () => {
-      const pond = await seedTeamPond();
-      const pages: Page[] = [];
-      for (let i = 0; i < 9; i += 1) pages.push(await seedPage(pond.id, `Page ${i}`));
-      // Three share one timestamp (with microseconds the cursor must keep): the id decides among them.
-      const tied = '2024-01-02T00:00:00.123456';
-      const stamps = ['2024-01-01T00:00:00', tied, tied, tied, '2024-01-02T00:00:00.123457', '2024-01-04T00:00:00', '2024-01-05T00:00:00', '2024-01-06T00:00:00', '2024-01-07T00:00:00'];
-      for (const [i, page] of pages.entries()) await setTimestamps(page.id, `${stamps[i]}Z`);
-      const hidden = [pages[2]!, pages[5]!, pages[8]!];
-      for (const page of hidden) {
-        await seedGrant(pond.id, { subject: { type: 'user', id: reader.user.id }, role: 'reader', scope: { type: 'page', id: page.id }, effect: 'deny' });
-      }
-      await Page.update({ trashedAt: new Date() }, { where: { id: pages[6]!.id } });
-      const expected = pages
-        .map((page, i) => ({ page, stamp: stamps[i]! }))
-        .filter(({ page }) => !hidden.includes(page) && page !== pages[6])
-        .sort((a, b) => a.stamp.localeCompare(b.stamp) || a.page.id.localeCompare(b.page.id))
-        .map(({ page }) => page.id);
-      assert.equal(expected.length, 5);
-
-      const seen: string[] = [];
-      let cursor: string | null = null;
-      let requests = 0;
-      do {
-        const query: string = cursor ? `limit=2&cursor=${encodeURIComponent(cursor)}` : 'limit=2';
-        const response: TestResponse = await reader.client.get(`/ponds/${pond.id}/pages?${query}`);
-        assert.equal(response.status, 200, response.text);
-        assert.ok(response.body.items.length > 0 && response.body.items.length <= 2, 'no empty or oversized page');
-        seen.push(...response.body.items.map((item: { id: string }) => item.id));
-        cursor = response.body.nextCursor;
-        requests += 1;
-        assert.ok(requests < 10, 'pagination terminates');
-      } while (cursor);
-      assert.deepEqual(seen, expected);
-      assert.equal(requests, Math.ceil(expected.length / 2));
-    });
-
-    test('a caller reached by one page-scope grant sees the list with just that page; anonymous likewise through public', async () => {
-      const pond = await seedTeamPond();
-      const shared = await seedPage(pond.id, 'Shared with one');
-      const published = await seedPage(pond.id, 'Published');
-      await seedPage(pond.id, 'Private');
-      assertError(await outsider.client.get(`/ponds/${pond.id}/pages`), 404, 'not_found');
-      assertError(await anonymous.get(`/ponds/${pond.id}/pages`), 404, 'not_found');
-      await seedGrant(pond.id, { subject: { type: 'user', id: outsider.user.id }, role: 'reader', scope: { type: 'page', id: shared.id } });
-      const forOutsider = await outsider.client.get(`/ponds/${pond.id}/pages`);
-      assert.equal(forOutsider.status, 200, forOutsider.text);
-      assert.deepEqual(forOutsider.body, { items: [forOutsider.body.items[0]], nextCursor: null });
-      assert.equal(forOutsider.body.items[0].id, shared.id);
-      assertError(await anonymous.get(`/ponds/${pond.id}/pages`), 404, 'not_found');
-      await seedGrant(pond.id, { subject: { type: 'public' }, role: 'reader', scope: { type: 'page', id: published.id } });
-      const forAnonymous = await anonymous.get(`/ponds/${pond.id}/pages`);
-      assert.equal(forAnonymous.status, 200, forAnonymous.text);
-      assert.deepEqual(forAnonymous.body, { items: [forAnonymous.body.items[0]], nextCursor: null });
-      assert.equal(forAnonymous.body.items[0].id, published.id);
-    });
-
-    test('a non-member, a malformed and an unknown pond id answer 404', async () => {
-      const pond = await seedTeamPond();
-      await seedPage(pond.id, 'Members only');
-      assertError(await outsider.client.get(`/ponds/${pond.id}/pages`), 404, 'not_found');
-      assertError(await owner.client.get('/ponds/not-a-uuid/pages'), 404, 'not_found');
-      assertError(await owner.client.get(`/ponds/${MISSING_UUID}/pages`), 404, 'not_found');
     });
   });
 });
