@@ -44,8 +44,8 @@ interface PageRow {
   title: string;
   parent_id: string | null;
   position: string;
-  created_at: string;
-  updated_at: string;
+  created_utc: string;
+  updated_utc: string;
   created_by: string | null;
   updated_by: string | null;
 }
@@ -94,10 +94,11 @@ async function fetchBatch(sequelize: Sequelize, query: BatchQuery): Promise<Page
   if (query.after) conditions.push(`(created_at, id) > (CAST(:afterCreated AS timestamp) AT TIME ZONE 'UTC', CAST(:afterId AS uuid))`);
   return sequelize.query<PageRow>(
     `SELECT id, slug, title, parent_id, position, created_by, updated_by,
-            (created_at AT TIME ZONE 'UTC')::text AS created_at, (updated_at AT TIME ZONE 'UTC')::text AS updated_at
+            (created_at AT TIME ZONE 'UTC')::text AS created_utc, (updated_at AT TIME ZONE 'UTC')::text AS updated_utc
        FROM pages
       WHERE ${conditions.join(' AND ')}
-      ORDER BY created_at, id
+      -- The timestamp column, not its text form: sorts in the index order the keyset assumes.
+      ORDER BY pages.created_at, pages.id
       ${query.limit === null ? '' : 'LIMIT :limit'}`,
     {
       replacements: {
@@ -123,8 +124,8 @@ function toView(row: PageRow, pondId: string, parentReadable: boolean): PageView
     parentId: parentReadable ? row.parent_id : null,
     position: row.position,
     trashedAt: null,
-    createdAt: isoFromUtcText(row.created_at),
-    updatedAt: isoFromUtcText(row.updated_at),
+    createdAt: isoFromUtcText(row.created_utc),
+    updatedAt: isoFromUtcText(row.updated_utc),
     createdBy: row.created_by,
     updatedBy: row.updated_by,
   };
@@ -139,8 +140,16 @@ export async function listVisiblePages(sequelize: Sequelize, access: SubjectAcce
   const pondId = access.data.pondId;
   const limit = options.limit ?? DEFAULT_PAGE_LIST_LIMIT;
   if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
-  // Resolving is cheaper than remembering: the resolver decides pond and label chains once.
-  const readable = (id: string): boolean => access.page({ id, trashedAt: null }, 'read').allowed;
+  // Parents are shared by their children: remember each verdict once it is resolved.
+  const verdicts = new Map<string, boolean>();
+  const readable = (id: string): boolean => {
+    let verdict = verdicts.get(id);
+    if (verdict === undefined) {
+      verdict = access.page({ id, trashedAt: null }, 'read').allowed;
+      verdicts.set(id, verdict);
+    }
+    return verdict;
+  };
 
   const items: PageView[] = [];
   let lastKept: PageRow | null = null;
@@ -157,13 +166,13 @@ export async function listVisiblePages(sequelize: Sequelize, access: SubjectAcce
     });
     for (const row of rows) {
       if (!readable(row.id)) continue;
-      if (items.length === limit) return { items, nextCursor: encodePageCursor({ createdKey: lastKept!.created_at, id: lastKept!.id }) };
+      if (items.length === limit) return { items, nextCursor: encodePageCursor({ createdKey: lastKept!.created_utc, id: lastKept!.id }) };
       items.push(toView(row, pondId, row.parent_id !== null && readable(row.parent_id)));
       lastKept = row;
     }
     const last = rows.at(-1);
     if (rows.length < batchSize || !last) return { items, nextCursor: null };
-    after = { createdKey: last.created_at, id: last.id };
+    after = { createdKey: last.created_utc, id: last.id };
     batchSize = Math.min(batchSize * 2, Math.max(MAX_BATCH, limit + 1));
   }
 }

@@ -125,8 +125,10 @@ export class SubjectAccess {
   private readonly pageGrants = new Map<string, GrantRule[]>();
   private readonly bypassVerdict: Verdict | null;
   private readonly pondVerdicts = new Map<Capability, Verdict>();
-  /** `${capability}:${labelId}` → decision over the grants on the label and all its ancestors. */
-  private readonly chainDecisions = new Map<string, LevelDecision>();
+  /** capability → label id → decision over the grants on the label and all its ancestors. */
+  private readonly chainDecisions: Record<Capability, Map<string, LevelDecision>> = { read: new Map(), write: new Map(), admin: new Map() };
+  /** The same as verdicts, shared by every page that carries only that label (no allocation per page). */
+  private readonly chainVerdicts: Record<Capability, Map<string, Verdict | null>> = { read: new Map(), write: new Map(), admin: new Map() };
 
   constructor(data: PondAccessData, subject: AccessSubject) {
     this.data = data;
@@ -179,7 +181,10 @@ export class SubjectAccess {
       if (decision.deny || decision.allow) return verdictFor('page', decision);
     }
     const labelIds = this.labelGrants.size > 0 ? this.data.pageLabels.get(page.id) : undefined;
-    if (labelIds) {
+    if (labelIds && labelIds.length === 1) {
+      const verdict = this.chainVerdict(labelIds[0]!, needed);
+      if (verdict) return verdict;
+    } else if (labelIds) {
       let deny: GrantRule | null = null;
       let allow: GrantRule | null = null;
       for (const labelId of labelIds) {
@@ -192,9 +197,18 @@ export class SubjectAccess {
     return this.pondVerdicts.get(needed)!;
   }
 
+  /** The label-level verdict of a page carrying just this label, or null when the chain is silent. */
+  private chainVerdict(labelId: string, capability: Capability): Verdict | null {
+    const known = this.chainVerdicts[capability].get(labelId);
+    if (known !== undefined) return known;
+    const decision = this.chainDecision(labelId, capability);
+    const verdict = decision.deny || decision.allow ? verdictFor('label', decision) : null;
+    this.chainVerdicts[capability].set(labelId, verdict);
+    return verdict;
+  }
+
   private chainDecision(labelId: string, capability: Capability): LevelDecision {
-    const key = `${capability}:${labelId}`;
-    const known = this.chainDecisions.get(key);
+    const known = this.chainDecisions[capability].get(labelId);
     if (known) return known;
     const grants: GrantRule[] = [];
     const visited = new Set<string>();
@@ -205,7 +219,7 @@ export class SubjectAccess {
       if (own) grants.push(...own);
     }
     const decision = decide(grants, capability);
-    this.chainDecisions.set(key, decision);
+    this.chainDecisions[capability].set(labelId, decision);
     return decision;
   }
 }
