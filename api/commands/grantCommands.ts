@@ -4,7 +4,7 @@
  * passes the same owner, last-admin, personal-pond and seat rules as the member routes, under
  * the same per-pond lock: the grant routes are no way around them.
  */
-import { UniqueConstraintError } from 'sequelize';
+import { ForeignKeyConstraintError, UniqueConstraintError } from 'sequelize';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import type { Locale } from '../i18n/locale.ts';
@@ -108,6 +108,15 @@ function auditDetailsOf(grant: Grant): Record<string, unknown> {
 
 export async function createGrant(pondId: string, input: GrantInput, context: ChangeContext & { locale: () => Promise<Locale> }): Promise<Grant> {
   await assertReferencesExist(pondId, input, context.locale);
+  return insertGrant(pondId, input, context).catch(async (error: unknown) => {
+    // The user, label or page went away between the check above and the insert.
+    if (!(error instanceof ForeignKeyConstraintError)) throw error;
+    const constraint = (error.parent as { constraint?: string } | undefined)?.constraint ?? '';
+    throw unknownReference(constraint.includes('subject_user') ? 'subject.id' : 'scope.id', await context.locale());
+  });
+}
+
+async function insertGrant(pondId: string, input: GrantInput, context: ChangeContext): Promise<Grant> {
   return Grant.sequelize!.transaction(async (transaction) => {
     const pond = await lockPond(pondId, transaction);
     const row = {

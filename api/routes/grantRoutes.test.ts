@@ -169,6 +169,24 @@ describe('grants, access rules and effective permissions', () => {
     assert.match(german.body.error.details.fields[0].message, /Konto/);
   });
 
+  test('POST: a label deleted between the reference check and the insert answers 400 scope.id, not 500', async () => {
+    const doomed = await seedLabel(pond.id, 'Doomed');
+    // Hold the pond row lock, so the request passes its reference check and then waits.
+    const blocker = await instance.services.sequelize.transaction();
+    await instance.services.sequelize.query('SELECT id FROM ponds WHERE id = :id FOR UPDATE', { replacements: { id: pond.id }, transaction: blocker });
+    const pending = owner.client.post(`/ponds/${pond.id}/grants`, userGrant(reader.user.id, 'reader', { type: 'label', id: doomed.id }, 'deny'));
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const [rows] = await instance.services.sequelize.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+      if (rows.length > 0) break;
+      if (Date.now() > deadline) assert.fail('the request never waited for the pond lock');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await instance.services.sequelize.query('DELETE FROM labels WHERE id = :id', { replacements: { id: doomed.id }, transaction: blocker });
+    await blocker.commit();
+    assertError(await pending, 400, 'validation_failed', ['scope.id']);
+  });
+
   test('POST: 409 grant_exists for the same subject, role and scope (whatever the effect); one admin in a personal pond', async () => {
     const body = userGrant(outsider.user.id, 'editor', { type: 'page', id: page.id });
     const created = await owner.client.post(`/ponds/${pond.id}/grants`, body);
