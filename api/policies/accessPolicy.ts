@@ -9,7 +9,7 @@ import type { Actor } from '../auth/authenticateRequest.ts';
 import { ApiError, forbidden, notFound, unauthenticated } from '../http/apiError.ts';
 import { Label, Page, Pond } from '../models/index.ts';
 import { ANONYMOUS, SubjectAccess, effectivePondRole, pondVisible, type AccessSubject, type Capability, type PageState } from './grantResolution.ts';
-import { loadPondAccess } from './pondAccessCache.ts';
+import { loadPondAccess, loadPondAccessMany } from './pondAccessCache.ts';
 
 export type PondCapability = 'visible' | Capability;
 export type PageCapability = 'read' | 'write';
@@ -93,15 +93,12 @@ export async function permittedPageIds(
   pages: readonly (PageState & { pondId: string })[],
   capability: PageCapability = 'read',
 ): Promise<Set<string>> {
-  const byPond = new Map<string, SubjectAccess | null>();
+  const pondIds = [...new Set(pages.map((page) => page.pondId))].filter(isUuid);
+  const dataById = await loadPondAccessMany(sequelize, pondIds);
+  const byPond = new Map([...dataById].map(([id, data]) => [id, new SubjectAccess(data, subject)]));
   const permitted = new Set<string>();
   for (const page of pages) {
-    let access = byPond.get(page.pondId);
-    if (access === undefined) {
-      access = await subjectAccessTo(sequelize, subject, page.pondId);
-      byPond.set(page.pondId, access);
-    }
-    if (access?.page(page, capability).allowed) permitted.add(page.id);
+    if (byPond.get(page.pondId)?.page(page, capability).allowed) permitted.add(page.id);
   }
   return permitted;
 }
@@ -135,9 +132,9 @@ export async function listMemberPonds(sequelize: Sequelize, subject: AccessSubje
   // Membership is what the user holds themselves; a Site Admin's bypass does not make them a member.
   const asMember: AccessSubject = { ...subject, isSiteAdmin: false };
   const accessById = new Map<string, SubjectAccess>();
-  for (const { id } of candidates) {
-    const access = await subjectAccessTo(sequelize, options.trashed ? subject : asMember, id);
-    if (!access) continue;
+  const dataById = await loadPondAccessMany(sequelize, candidates.map((candidate) => candidate.id));
+  for (const [id, data] of dataById) {
+    const access = new SubjectAccess(data, options.trashed ? subject : asMember);
     if (options.trashed ? !access.pond('admin').allowed : !pondVisible(access)) continue;
     accessById.set(id, access);
   }

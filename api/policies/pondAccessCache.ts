@@ -54,7 +54,7 @@ const LOAD_SQL = `
     COALESCE((SELECT json_agg(json_build_array(pl.page_id, pl.label_ids))
                 FROM (SELECT page_id, array_agg(label_id) AS label_ids FROM page_labels
                        WHERE pond_id = p.id GROUP BY page_id) pl), '[]') AS page_labels
-    FROM ponds p WHERE p.id = :pondId`;
+    FROM ponds p WHERE p.id IN (:pondIds)`;
 
 function toAccessData(row: AccessRow): PondAccessData {
   return {
@@ -77,31 +77,47 @@ function toAccessData(row: AccessRow): PondAccessData {
   };
 }
 
+function cachedEntry(pondId: string): PondAccessData | null {
+  const cached = entries.get(pondId);
+  if (!cached || Date.now() - cached.loadedAt >= ENTRY_TTL_MS) return null;
+  // Keep recently used ponds at the end of the insertion order (least recently used first).
+  entries.delete(pondId);
+  entries.set(pondId, cached);
+  return cached.data;
+}
+
 /**
- * The access data of a pond, or null when the pond does not exist. Inside a transaction it
- * always reads fresh rows (the transaction may have changed them) and caches nothing.
+ * The access data of several ponds (missing ponds are absent from the result), loading every
+ * uncached one in a single query. Inside a transaction it always reads fresh rows (the
+ * transaction may have changed them) and caches nothing.
  */
-export async function loadPondAccess(sequelize: Sequelize, pondId: string, transaction?: Transaction): Promise<PondAccessData | null> {
-  if (!transaction) {
-    const cached = entries.get(pondId);
-    if (cached && Date.now() - cached.loadedAt < ENTRY_TTL_MS) {
-      // Keep recently used ponds at the end of the insertion order (least recently used first).
-      entries.delete(pondId);
-      entries.set(pondId, cached);
-      return cached.data;
+export async function loadPondAccessMany(sequelize: Sequelize, pondIds: readonly string[], transaction?: Transaction): Promise<Map<string, PondAccessData>> {
+  const found = new Map<string, PondAccessData>();
+  const missing: string[] = [];
+  for (const pondId of new Set(pondIds)) {
+    const cached = transaction ? null : cachedEntry(pondId);
+    if (cached) found.set(pondId, cached);
+    else missing.push(pondId);
+  }
+  if (missing.length === 0) return found;
+  const startedGenerations = new Map(missing.map((pondId) => [pondId, generations.get(pondId) ?? 0]));
+  const startedGlobal = globalGeneration;
+  const rows = await sequelize.query<AccessRow>(LOAD_SQL, { replacements: { pondIds: missing }, type: QueryTypes.SELECT, transaction });
+  for (const row of rows) {
+    const data = toAccessData(row);
+    found.set(row.id, data);
+    const unchanged = startedGenerations.get(row.id) === (generations.get(row.id) ?? 0) && startedGlobal === globalGeneration;
+    if (!transaction && unchanged) {
+      entries.set(row.id, { data, loadedAt: Date.now() });
+      if (entries.size > MAX_CACHED_PONDS) entries.delete(entries.keys().next().value!);
     }
   }
-  const generation = generations.get(pondId) ?? 0;
-  const startedGlobal = globalGeneration;
-  const rows = await sequelize.query<AccessRow>(LOAD_SQL, { replacements: { pondId }, type: QueryTypes.SELECT, transaction });
-  const row = rows[0];
-  if (!row) return null;
-  const data = toAccessData(row);
-  if (!transaction && generation === (generations.get(pondId) ?? 0) && startedGlobal === globalGeneration) {
-    entries.set(pondId, { data, loadedAt: Date.now() });
-    if (entries.size > MAX_CACHED_PONDS) entries.delete(entries.keys().next().value!);
-  }
-  return data;
+  return found;
+}
+
+/** The access data of one pond, or null when the pond does not exist. */
+export async function loadPondAccess(sequelize: Sequelize, pondId: string, transaction?: Transaction): Promise<PondAccessData | null> {
+  return (await loadPondAccessMany(sequelize, [pondId], transaction)).get(pondId) ?? null;
 }
 
 /** Forgets one pond's access data in this process. */
