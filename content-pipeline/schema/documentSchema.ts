@@ -1,0 +1,73 @@
+/**
+ * The document schema: Tiptap extensions without DOM or Svelte, shared by the editor (which
+ * adds views), the collaboration server and this pipeline. `documentSchema` is the
+ * ProseMirror schema every document JSON must satisfy.
+ */
+import { Extension, getSchema, type AnyExtension, type JSONContent } from '@tiptap/core';
+import Image from '@tiptap/extension-image';
+import { Table, TableCell, TableHeader, TableRow } from '@tiptap/extension-table';
+import TaskItem from '@tiptap/extension-task-item';
+import TaskList from '@tiptap/extension-task-list';
+import StarterKit from '@tiptap/starter-kit';
+import { Mention, PluginBlock, Section, Transclusion, Wikilink } from './customNodes.ts';
+
+/** Headings carry a stable `id` (unique within the page) for the outline and anchors. */
+const HeadingIds = Extension.create({
+  name: 'headingIds',
+  addGlobalAttributes() {
+    return [{ types: ['heading'], attributes: { id: { default: null, rendered: true } } }];
+  },
+});
+
+/** Images reference an uploaded file by id; the URL is derived, never stored. */
+const UploadedImage = Image.extend({
+  addAttributes() {
+    return {
+      fileId: { default: null },
+      alt: { default: null },
+      title: { default: null },
+    };
+  },
+});
+
+/** Table cells hold inline content only (one paragraph), as GFM tables do. */
+const InlineTableCell = TableCell.extend({ content: 'paragraph' });
+const InlineTableHeader = TableHeader.extend({ content: 'paragraph' });
+
+export const documentExtensions: AnyExtension[] = [
+  StarterKit.configure({
+    underline: false,
+    dropcursor: false,
+    gapcursor: false,
+    undoRedo: false,
+    trailingNode: false,
+    link: { openOnClick: false, autolink: true, protocols: ['http', 'https', 'mailto'] },
+    heading: { levels: [1, 2, 3, 4, 5, 6] },
+  }),
+  HeadingIds,
+  UploadedImage,
+  Table,
+  TableRow,
+  InlineTableHeader,
+  InlineTableCell,
+  TaskList,
+  TaskItem.configure({ nested: true }),
+  Wikilink,
+  Transclusion,
+  PluginBlock,
+  Section,
+  Mention,
+];
+
+export const documentSchema = getSchema(documentExtensions);
+
+/** A document as ProseMirror JSON of `documentSchema` (`{ type: 'doc', content: [...] }`). */
+export type DocumentJson = JSONContent & { type: 'doc' };
+
+export const EMPTY_DOCUMENT: DocumentJson = { type: 'doc', content: [{ type: 'paragraph' }] };
+
+/** Throws when the JSON is not a valid document of our schema. */
+export function assertValidDocument(doc: unknown): asserts doc is DocumentJson {
+  const node = documentSchema.nodeFromJSON(doc);
+  node.check();
+}
