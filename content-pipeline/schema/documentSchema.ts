@@ -4,6 +4,7 @@
  * ProseMirror schema every document JSON must satisfy.
  */
 import { Extension, getSchema, type AnyExtension, type JSONContent } from '@tiptap/core';
+import Code from '@tiptap/extension-code';
 import Image from '@tiptap/extension-image';
 import { Table, TableCell, TableHeader, TableRow } from '@tiptap/extension-table';
 import TaskItem from '@tiptap/extension-task-item';
@@ -30,6 +31,12 @@ const UploadedImage = Image.extend({
   },
 });
 
+/**
+ * Inline code combines with other marks (a code span inside a link, bold or italic text),
+ * as Markdown and HTML allow; Tiptap's default code mark excludes every other mark.
+ */
+const CombinableCode = Code.extend({ excludes: '' });
+
 /** Table cells hold inline content only (one paragraph), as GFM tables do. */
 const InlineTableCell = TableCell.extend({ content: 'paragraph' });
 const InlineTableHeader = TableHeader.extend({ content: 'paragraph' });
@@ -40,10 +47,12 @@ export const documentExtensions: AnyExtension[] = [
     dropcursor: false,
     gapcursor: false,
     undoRedo: false,
+    code: false,
     trailingNode: false,
     link: { openOnClick: false, autolink: true, protocols: ['http', 'https', 'mailto'] },
     heading: { levels: [1, 2, 3, 4, 5, 6] },
   }),
+  CombinableCode,
   HeadingIds,
   UploadedImage,
   Table,

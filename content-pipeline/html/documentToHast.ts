@@ -1,0 +1,293 @@
+/**
+ * Document JSON (ProseMirror JSON of `documentSchema`) → hast. Semantic HTML only; safety is
+ * not decided here but by the sanitizer that always runs after this step (documentToHtml.ts).
+ *
+ * Placeholders the serving layer expands (expandPlaceholders.ts):
+ * - transclusion: `<div data-dt-transclusion="slug">` holding a plain wikilink, which is also
+ *   what a cycle, a missing or an unreadable target degrades to;
+ * - plugin_block: `<div data-dt-plugin="plugin/type" data-dt-block="<index>">` holding the
+ *   literal `[plugin content]`; `index` counts plugin blocks in document order from 0.
+ */
+import type { JSONContent } from '@tiptap/core';
+import { normalizeUri } from 'micromark-util-sanitize-uri';
+import type { Element, ElementContent, Properties, Root, RootContent } from 'hast';
+
+/** `{ href }` for an existing page; `null` marks the wikilink as phantom (no href). */
+export type LinkResolver = (slug: string) => { href: string } | null;
+
+export interface DocumentToHastOptions {
+  /** Without a resolver every wikilink is treated as existing with the relative href `<slug>`. */
+  resolveLink?: LinkResolver;
+}
+
+export const PLUGIN_CONTENT_MARKER = '[plugin content]';
+
+/** Marks nest in this order (outermost first) so neighbouring text shares wrappers. */
+const MARK_RANK: Record<string, number> = { link: 0, bold: 1, italic: 2, strike: 3, code: 4 };
+
+interface RenderState {
+  resolveLink: LinkResolver;
+  pluginBlockIndex: number;
+}
+
+export function documentToHast(doc: JSONContent, options: DocumentToHastOptions = {}): Root {
+  const state: RenderState = {
+    resolveLink: options.resolveLink ?? ((slug) => ({ href: encodeURIComponent(slug) })),
+    pluginBlockIndex: 0,
+  };
+  return { type: 'root', children: renderBlocks(doc.content ?? [], state) };
+}
+
+function element(tagName: string, properties: Properties, children: ElementContent[] = []): Element {
+  return { type: 'element', tagName, properties, children };
+}
+
+function text(value: string): ElementContent {
+  return { type: 'text', value };
+}
+
+function stringAttr(node: JSONContent, name: string): string | null {
+  const value = node.attrs?.[name];
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+/** Plain text of a node, for headings without an id and for nodes we do not know. */
+export function textContent(node: JSONContent): string {
+  if (node.type === 'text') return node.text ?? '';
+  if (node.type === 'wikilink') return stringAttr(node, 'displayText') ?? stringAttr(node, 'targetSlug') ?? '';
+  if (node.type === 'mention') return `@${stringAttr(node, 'label') ?? ''}`;
+  return (node.content ?? []).map(textContent).join('');
+}
+
+function renderBlocks(nodes: JSONContent[], state: RenderState): RootContent[] & ElementContent[] {
+  return nodes.flatMap((node) => renderBlock(node, state));
+}
+
+function renderBlock(node: JSONContent, state: RenderState): ElementContent[] {
+  const children = (): ElementContent[] => renderBlocks(node.content ?? [], state);
+  switch (node.type) {
+    case 'paragraph':
+      return [element('p', {}, renderInline(node.content ?? [], state))];
+    case 'heading': {
+      const level = Math.min(6, Math.max(1, Number(node.attrs?.level) || 1));
+      // Uniqueness and the fallback id from the text are settled by rehypeUniqueHeadingIds.
+      const id = stringAttr(node, 'id');
+      return [element(`h${level}`, id ? { id } : {}, renderInline(node.content ?? [], state))];
+    }
+    case 'blockquote':
+      return [element('blockquote', {}, children())];
+    case 'bulletList':
+      return [element('ul', {}, children())];
+    case 'orderedList': {
+      const start = Number(node.attrs?.start ?? 1);
+      return [element('ol', Number.isInteger(start) && start !== 1 ? { start } : {}, children())];
+    }
+    case 'listItem':
+      return [element('li', {}, children())];
+    case 'taskList':
+      return [element('ul', { className: ['contains-task-list'] }, children())];
+    case 'taskItem':
+      return [renderTaskItem(node, state)];
+    case 'codeBlock':
+      return [renderCodeBlock(node)];
+    case 'horizontalRule':
+      return [element('hr', {})];
+    case 'table':
+      return [renderTable(node, state)];
+    case 'image':
+      return renderImage(node);
+    case 'transclusion':
+      return [renderTransclusionPlaceholder(node, state)];
+    case 'plugin_block':
+      return [renderPluginPlaceholder(node, state)];
+    case 'section':
+      return [element('section', { className: [sectionClass(node)] }, children())];
+    default:
+      // Unknown blocks keep their content: as blocks when they have some, else as text.
+      if (node.content?.some((child) => child.type === 'text' || child.type === 'hardBreak')) {
+        return [element('p', {}, renderInline(node.content, state))];
+      }
+      if (node.content) return children();
+      return node.text ? [element('p', {}, [text(node.text)])] : [];
+  }
+}
+
+function renderTaskItem(node: JSONContent, state: RenderState): Element {
+  const checkbox = element('input', { type: 'checkbox', disabled: true, checked: node.attrs?.checked === true });
+  const [first, ...rest] = renderBlocks(node.content ?? [], state);
+  // The box sits inside the first paragraph so it lines up with the item's text.
+  const head: ElementContent[] =
+    first?.type === 'element' && first.tagName === 'p'
+      ? [{ ...first, children: [checkbox, text(' '), ...first.children] }]
+      : first
+        ? [checkbox, first]
+        : [checkbox];
+  return element('li', { className: ['task-list-item'] }, [...head, ...rest]);
+}
+
+/** Only plain language names become a class; anything else is dropped, not escaped. */
+const LANGUAGE_NAME = /^[\w#+.-]+$/;
+
+function renderCodeBlock(node: JSONContent): Element {
+  // The stored language is the whole info string (`ruby startline=3`); its first word names the language.
+  const language = stringAttr(node, 'language')?.trim().split(/\s+/)[0];
+  const properties: Properties = language && LANGUAGE_NAME.test(language) ? { className: [`language-${language}`] } : {};
+  const code = (node.content ?? []).map(textContent).join('');
+  // A code block's text ends with a newline in HTML, as CommonMark renders it.
+  return element('pre', {}, [element('code', properties, code ? [text(`${code}\n`)] : [])]);
+}
+
+function renderTable(node: JSONContent, state: RenderState): Element {
+  const rows = node.content ?? [];
+  // Leading rows made only of header cells form the thead, as in GFM.
+  let headerCount = 0;
+  while (headerCount < rows.length && isHeaderRow(rows[headerCount])) headerCount++;
+  const renderRows = (list: JSONContent[]): ElementContent[] => list.map((row) => element('tr', {}, (row.content ?? []).map((cell) => renderCell(cell, state))));
+  const sections: ElementContent[] = [];
+  if (headerCount > 0) sections.push(element('thead', {}, renderRows(rows.slice(0, headerCount))));
+  if (headerCount < rows.length) sections.push(element('tbody', {}, renderRows(rows.slice(headerCount))));
+  return element('table', {}, sections);
+}
+
+function isHeaderRow(row: JSONContent | undefined): boolean {
+  const cells = row?.content ?? [];
+  return cells.length > 0 && cells.every((cell) => cell.type === 'tableHeader');
+}
+
+function renderCell(cell: JSONContent, state: RenderState): Element {
+  const properties: Properties = {};
+  const colspan = Number(cell.attrs?.colspan ?? 1);
+  const rowspan = Number(cell.attrs?.rowspan ?? 1);
+  if (Number.isInteger(colspan) && colspan > 1) properties.colSpan = colspan;
+  if (Number.isInteger(rowspan) && rowspan > 1) properties.rowSpan = rowspan;
+  // Cells hold exactly one paragraph; its inline content goes straight into the cell.
+  const inline = (cell.content ?? []).flatMap((child) => (child.type === 'paragraph' ? renderInline(child.content ?? [], state) : renderBlock(child, state)));
+  return element(cell.type === 'tableHeader' ? 'th' : 'td', properties, inline);
+}
+
+function imageElement(node: JSONContent): Element | null {
+  const fileId = stringAttr(node, 'fileId');
+  if (!fileId) return null;
+  const properties: Properties = { src: `/api/v1/media/${encodeURIComponent(fileId)}`, alt: stringAttr(node, 'alt') ?? '' };
+  const title = stringAttr(node, 'title');
+  if (title) properties.title = title;
+  properties.loading = 'lazy';
+  return element('img', properties);
+}
+
+/** An image without a file keeps its alt text rather than vanishing. */
+function renderImage(node: JSONContent): ElementContent[] {
+  const image = imageElement(node);
+  if (image) return [image];
+  const alt = stringAttr(node, 'alt');
+  return alt ? [element('p', {}, [text(alt)])] : [];
+}
+
+function renderWikilink(slug: string, label: string, state: RenderState): Element {
+  const target = state.resolveLink(slug);
+  if (!target) return element('a', { dataSlug: slug, className: ['dt-wikilink', 'dt-phantom'] }, [text(label)]);
+  return element('a', { href: target.href, dataSlug: slug, className: ['dt-wikilink'] }, [text(label)]);
+}
+
+function renderTransclusionPlaceholder(node: JSONContent, state: RenderState): Element {
+  const slug = stringAttr(node, 'targetSlug') ?? '';
+  const label = stringAttr(node, 'displayText') ?? slug;
+  return element('div', { dataDtTransclusion: slug }, [element('p', {}, [renderWikilink(slug, label, state)])]);
+}
+
+function renderPluginPlaceholder(node: JSONContent, state: RenderState): Element {
+  const pluginType = `${stringAttr(node, 'pluginId') ?? ''}/${stringAttr(node, 'blockType') ?? ''}`;
+  const index = state.pluginBlockIndex++;
+  return element('div', { dataDtPlugin: pluginType, dataDtBlock: String(index) }, [element('p', {}, [text(PLUGIN_CONTENT_MARKER)])]);
+}
+
+/** Class names are built from ids; anything outside `[A-Za-z0-9_-]` becomes `-`. */
+export function sectionClass(node: JSONContent): string {
+  const part = (value: string | null): string => (value ?? '').replace(/[^\w-]/g, '-');
+  return `dt-style-${part(stringAttr(node, 'pluginId'))}-${part(stringAttr(node, 'styleId'))}`;
+}
+
+// ——— inline content ———
+
+interface Mark {
+  type: string;
+  attrs?: Record<string, unknown>;
+}
+
+function markKey(mark: Mark): string {
+  return mark.type === 'link' ? `link:${String(mark.attrs?.href ?? '')}` : mark.type;
+}
+
+function sortedMarks(node: JSONContent): Mark[] {
+  const marks = (node.marks ?? []) as Mark[];
+  // A wikilink is a link already; an `<a>` inside an `<a>` would be split by browsers.
+  const usable = node.type === 'wikilink' ? marks.filter((mark) => mark.type !== 'link') : marks;
+  return [...usable].sort((a, b) => (MARK_RANK[a.type] ?? 9) - (MARK_RANK[b.type] ?? 9));
+}
+
+function markElement(mark: Mark): Element {
+  switch (mark.type) {
+    case 'bold':
+      return element('strong', {});
+    case 'italic':
+      return element('em', {});
+    case 'strike':
+      return element('del', {});
+    case 'code':
+      return element('code', {});
+    case 'link': {
+      // Percent-encode as CommonMark does (`/föö` → `/f%C3%B6%C3%B6`); the sanitizer judges the scheme later.
+      const href = typeof mark.attrs?.href === 'string' ? normalizeUri(mark.attrs.href) : '';
+      return element('a', href ? { href } : {});
+    }
+    default:
+      return element('span', {});
+  }
+}
+
+/**
+ * Inline nodes with their marks, sharing wrappers between neighbours with the same marks
+ * (`**a *b***` → `<strong>a <em>b</em></strong>`), the way ProseMirror's serializer does.
+ */
+function renderInline(nodes: JSONContent[], state: RenderState): ElementContent[] {
+  const root: ElementContent[] = [];
+  const open: { key: string; element: Element }[] = [];
+  for (const node of nodes) {
+    const marks = sortedMarks(node);
+    let keep = 0;
+    while (keep < open.length && keep < marks.length && open[keep]?.key === markKey(marks[keep] as Mark)) keep++;
+    open.length = keep;
+    for (const mark of marks.slice(keep)) {
+      const wrapper = markElement(mark);
+      (open.at(-1)?.element.children ?? root).push(wrapper);
+      open.push({ key: markKey(mark), element: wrapper });
+    }
+    (open.at(-1)?.element.children ?? root).push(...renderInlineNode(node, state));
+  }
+  return root;
+}
+
+function renderInlineNode(node: JSONContent, state: RenderState): ElementContent[] {
+  switch (node.type) {
+    case 'text':
+      return node.text ? [text(node.text)] : [];
+    case 'hardBreak':
+      return [element('br', {})];
+    case 'wikilink': {
+      const slug = stringAttr(node, 'targetSlug') ?? '';
+      return [renderWikilink(slug, stringAttr(node, 'displayText') ?? slug, state)];
+    }
+    case 'mention':
+      return [element('span', { className: ['dt-mention'], dataDtMention: stringAttr(node, 'id') ?? '' }, [text(`@${stringAttr(node, 'label') ?? ''}`)])];
+    case 'image': {
+      const image = imageElement(node);
+      if (image) return [image];
+      const alt = stringAttr(node, 'alt');
+      return alt ? [text(alt)] : [];
+    }
+    default: {
+      const value = textContent(node);
+      return value ? [text(value)] : [];
+    }
+  }
+}

@@ -1,0 +1,13 @@
+/**
+ * The content pipeline's one surface, used by the API, the collaboration server and jobs:
+ * nobody else parses Markdown or builds HTML. Pure: no database, no I/O.
+ */
+export { EMPTY_DOCUMENT, assertValidDocument, documentExtensions, documentSchema, type DocumentJson } from './schema/documentSchema.ts';
+export { markdownToDocument } from './markdown/markdownToDocument.ts';
+export { documentToMarkdown } from './markdown/documentToMarkdown.ts';
+export { documentToHtml } from './html/documentToHtml.ts';
+export { expandPlaceholders, expandPluginBlocks, expandTransclusions, pluginBlocksInOrder } from './html/expandPlaceholders.ts';
+export { sanitizeSvg } from './html/svgSanitizer.ts';
+export { renderCommentHtml } from './html/commentHtml.ts';
+export { extract } from './extraction/extract.ts';
+export { documentToYDoc, documentToYjsUpdate, yDocToDocument, yjsUpdateToDocument } from './yjs/yjsConversions.ts';
