@@ -31,14 +31,15 @@ describe('GET /legal/:kind', () => {
     assert.equal(response.body.error.code, 'validation_failed');
   });
 
-  test('shows the configured text, escaped, with paragraphs kept', async () => {
+  test('renders the configured Markdown, with raw HTML shown as text', async () => {
     const admin = await completeSetup(instance);
-    const saved = await admin.patch('/admin/settings', { 'legal.imprint': 'Dorfteich e.V.\nTeichweg 1\n\n<script>alert(1)</script>' });
+    const saved = await admin.patch('/admin/settings', { 'legal.imprint': '**Dorfteich e.V.**\\\nTeichweg 1\n\n<script>alert(1)</script>\n\n[Kontakt](mailto:info@example.org)' });
     assert.equal(saved.status, 200, saved.text);
     const page = await new TestClient(instance.baseUrl).get('/legal/imprint');
-    assert.match(page.text, /<p>Dorfteich e\.V\.<br>Teichweg 1<\/p>/);
+    assert.match(page.text, /<p><strong>Dorfteich e\.V\.<\/strong><br>Teichweg 1<\/p>/);
     assert.ok(!page.text.includes('<script>'), 'markup in the text is escaped');
-    assert.match(page.text, /&#60;script&#62;/);
+    assert.match(page.text, /&#x3C;script>alert\(1\)&#x3C;\/script>/);
+    assert.match(page.text, /<a href="mailto:info@example\.org">Kontakt<\/a>/);
     assert.match(page.text, /<title>Imprint – Testteich<\/title>/);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Legal pages (imprint, privacy) as self-contained HTML, reachable even while setup is
- * pending. The texts come from `legal.imprint` / `legal.privacy`; until the content pipeline
- * exists they are rendered as escaped plain text (paragraphs and line breaks kept).
+ * pending. The texts come from `legal.imprint` / `legal.privacy` as Markdown, rendered by the
+ * content pipeline (sanitized; raw HTML shows as text).
  */
+import { documentToHtml, markdownToDocument } from '../../content-pipeline/index.ts';
 import { escapeHtml } from '../html/escapeHtml.ts';
 import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
@@ -19,18 +20,9 @@ const NOT_CONFIGURED: Record<Locale, string> = {
   en: 'The operator of this instance has not filled in this page yet.',
 };
 
-function paragraphs(text: string): string {
-  return text
-    .split(/\n\s*\n/)
-    .map((block) => block.trim())
-    .filter(Boolean)
-    .map((block) => `<p>${escapeHtml(block).replaceAll('\n', '<br>')}</p>`)
-    .join('\n');
-}
-
 export function renderLegalPage(input: { kind: 'imprint' | 'privacy'; text: string; locale: Locale; instanceName: string }): string {
   const title = TITLES[input.kind][input.locale];
-  const body = input.text.trim() ? paragraphs(input.text) : `<p class="notice">${escapeHtml(NOT_CONFIGURED[input.locale])}</p>`;
+  const body = input.text.trim() ? documentToHtml(markdownToDocument(input.text)) : `<p class="notice">${escapeHtml(NOT_CONFIGURED[input.locale])}</p>`;
   return `<!doctype html>
 <html lang="${input.locale}">
 <head>
