@@ -12,8 +12,10 @@
  * - wikilink syntax (dialect): `[[x]]` is a wikilink and a `![[x]]` line a transclusion;
  * - flat marks (document model): ProseMirror marks are a set per character, so their nesting
  *   is canonical, nested emphasis of one kind is one emphasis, hard breaks carry no marks;
- * - containers hold paragraphs (document model): a list item starts with a paragraph (tight
- *   and loose lists look alike), an empty blockquote or document holds an empty paragraph.
+ * - containers hold paragraphs (document model): an empty blockquote, list item or document
+ *   holds an empty paragraph, and a list item starts with a paragraph, so an item of a loose
+ *   list that starts with another block has an empty one in front. (Lists are tight or loose
+ *   as in CommonMark; a tight list's empty paragraphs render as nothing.)
  * Anything else is an unclassified failure, and the test fails on any.
  */
 import assert from 'node:assert/strict';

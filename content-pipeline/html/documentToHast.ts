@@ -77,17 +77,17 @@ function renderBlock(node: JSONContent, state: RenderState): ElementContent[] {
     case 'blockquote':
       return [element('blockquote', {}, children())];
     case 'bulletList':
-      return [element('ul', {}, children())];
+      return [renderList('ul', {}, node, state)];
     case 'orderedList': {
       const start = Number(node.attrs?.start ?? 1);
-      return [element('ol', Number.isInteger(start) && start !== 1 ? { start } : {}, children())];
+      return [renderList('ol', Number.isInteger(start) && start !== 1 ? { start } : {}, node, state)];
     }
-    case 'listItem':
-      return [element('li', {}, children())];
     case 'taskList':
-      return [element('ul', { className: ['contains-task-list'] }, children())];
+      return [renderList('ul', { className: ['contains-task-list'] }, node, state)];
+    case 'listItem':
     case 'taskItem':
-      return [renderTaskItem(node, state)];
+      // Only reached for an item outside a list (not valid in our schema): render it loose.
+      return [renderListItem(node, false, state)];
     case 'codeBlock':
       return [renderCodeBlock(node)];
     case 'horizontalRule':
@@ -112,17 +112,46 @@ function renderBlock(node: JSONContent, state: RenderState): ElementContent[] {
   }
 }
 
-function renderTaskItem(node: JSONContent, state: RenderState): Element {
-  const checkbox = element('input', { type: 'checkbox', disabled: true, checked: node.attrs?.checked === true });
-  const [first, ...rest] = renderBlocks(node.content ?? [], state);
-  // The box sits inside the first paragraph so it lines up with the item's text.
-  const head: ElementContent[] =
-    first?.type === 'element' && first.tagName === 'p'
-      ? [{ ...first, children: [checkbox, text(' '), ...first.children] }]
-      : first
-        ? [checkbox, first]
-        : [checkbox];
-  return element('li', { className: ['task-list-item'] }, [...head, ...rest]);
+/** Lists without `tight` are tight, as the schema's default says. */
+function renderList(tagName: string, properties: Properties, node: JSONContent, state: RenderState): Element {
+  const tight = node.attrs?.tight !== false;
+  return element(tagName, properties, (node.content ?? []).map((item) => renderListItem(item, tight, state)));
+}
+
+/**
+ * An item of a loose list holds its blocks; in a tight list its paragraphs are unwrapped to
+ * their inline content, with newlines between the blocks, exactly as mdast-util-to-hast
+ * renders CommonMark's tight lists. A task item's box goes first, inside its first paragraph
+ * (so it lines up with the item's text); the schema always gives an item one.
+ */
+function renderListItem(node: JSONContent, tight: boolean, state: RenderState): Element {
+  const blocks = renderBlocks(node.content ?? [], state);
+  const isTask = node.type === 'taskItem';
+  if (isTask) {
+    const checkbox = element('input', { type: 'checkbox', disabled: true, checked: node.attrs?.checked === true });
+    const first = blocks[0];
+    if (isParagraph(first)) blocks[0] = { ...first, children: [checkbox, text(' '), ...first.children] };
+    else blocks.unshift(element('p', {}, [checkbox]));
+  }
+  const properties: Properties = isTask ? { className: ['task-list-item'] } : {};
+  return element('li', properties, tight ? unwrapTightParagraphs(blocks) : blocks);
+}
+
+function isParagraph(node: ElementContent | undefined): node is Element {
+  return node?.type === 'element' && node.tagName === 'p';
+}
+
+/** mdast-util-to-hast's tight list item: a newline before every block but a leading paragraph, and after a last non-paragraph. */
+function unwrapTightParagraphs(blocks: ElementContent[]): ElementContent[] {
+  const children: ElementContent[] = [];
+  for (const [index, block] of blocks.entries()) {
+    if (index > 0 || !isParagraph(block)) children.push(text('\n'));
+    if (isParagraph(block)) children.push(...block.children);
+    else children.push(block);
+  }
+  const last = blocks.at(-1);
+  if (last && !isParagraph(last)) children.push(text('\n'));
+  return children;
 }
 
 /** Only plain language names become a class; anything else is dropped, not escaped. */

@@ -39,14 +39,32 @@ describe('documentToHtml: blocks', () => {
     const item = (text: string): JSONContent => ({ type: 'listItem', content: [p(t(text))] });
     assert.equal(
       html(doc({ type: 'bulletList', content: [item('a')] }, { type: 'orderedList', attrs: { start: 1 }, content: [item('b')] }, { type: 'orderedList', attrs: { start: 7 }, content: [item('c')] })),
-      '<ul><li><p>a</p></li></ul><ol><li><p>b</p></li></ol><ol start="7"><li><p>c</p></li></ol>',
+      '<ul><li>a</li></ul><ol><li>b</li></ol><ol start="7"><li>c</li></ol>',
     );
   });
 
-  it('renders task lists with disabled checkboxes inside the first paragraph', () => {
+  it('renders loose lists with paragraphs, tight ones (the default) with their inline content', () => {
+    const item = (...content: JSONContent[]): JSONContent => ({ type: 'listItem', content });
+    const list = (tight: boolean, ...items: JSONContent[]): JSONContent => ({ type: 'bulletList', attrs: { tight }, content: items });
+    assert.equal(html(doc(list(false, item(p(t('a'))), item(p(t('b'))), item(p())))), '<ul><li><p>a</p></li><li><p>b</p></li><li><p></p></li></ul>');
+    // Tight: newlines between blocks (after a leading paragraph, around other blocks), as mdast-util-to-hast does.
+    assert.equal(html(doc(list(true, item(p(t('a')), p(t('b'))), item(p())))), '<ul><li>a\nb</li><li></li></ul>');
+    const looseInside = list(false, item(p(t('b'))), item(p(t('c'))));
+    const code = { type: 'codeBlock', attrs: { language: null }, content: [t('x')] };
+    assert.equal(
+      html(doc(list(true, item(p(t('a')), looseInside), item(p(), code)))),
+      '<ul><li>a\n<ul><li><p>b</p></li><li><p>c</p></li></ul>\n</li><li>\n<pre><code>x\n</code></pre>\n</li></ul>',
+    );
+  });
+
+  it('renders task lists with disabled checkboxes first: inline when tight, inside the first paragraph when loose', () => {
     const task = (checked: boolean, text: string): JSONContent => ({ type: 'taskItem', attrs: { checked }, content: [p(t(text))] });
     assert.equal(
       html(doc({ type: 'taskList', content: [task(true, 'done'), task(false, 'open')] })),
+      '<ul class="contains-task-list"><li class="task-list-item"><input type="checkbox" disabled checked> done</li><li class="task-list-item"><input type="checkbox" disabled> open</li></ul>',
+    );
+    assert.equal(
+      html(doc({ type: 'taskList', attrs: { tight: false }, content: [task(true, 'done'), task(false, 'open')] })),
       '<ul class="contains-task-list"><li class="task-list-item"><p><input type="checkbox" disabled checked> done</p></li><li class="task-list-item"><p><input type="checkbox" disabled> open</p></li></ul>',
     );
   });

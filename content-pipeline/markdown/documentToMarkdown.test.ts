@@ -28,6 +28,7 @@ const mention = (id: string, label: string): JSONContent => ({ type: 'mention', 
 const item = (...content: JSONContent[]): JSONContent => ({ type: 'listItem', content });
 const taskItem = (checked: boolean, ...content: JSONContent[]): JSONContent => ({ type: 'taskItem', attrs: { checked }, content });
 const bulletList = (...items: JSONContent[]): JSONContent => ({ type: 'bulletList', content: items });
+const looseBulletList = (...items: JSONContent[]): JSONContent => ({ type: 'bulletList', attrs: { tight: false }, content: items });
 const cell = (type: 'tableHeader' | 'tableCell', ...content: JSONContent[]): JSONContent => ({ type, content: [paragraph(...content)] });
 const row = (...cells: JSONContent[]): JSONContent => ({ type: 'tableRow', content: cells });
 const pluginBlock = (pluginId: string, blockType: string, data: object): JSONContent => ({ type: 'plugin_block', attrs: { pluginId, blockType, data, svgSnapshot: null } });
@@ -75,14 +76,57 @@ const cases: Case[] = [
     markdown: '- [x] done\n- [ ] todo\n',
   },
   {
-    name: 'adjacent lists stay apart (second bullet)',
-    doc: doc({ type: 'taskList', content: [taskItem(false, paragraph(text('task')))] }, bulletList(item(paragraph(text('plain'))))),
-    markdown: '- [ ] task\n\n* plain\n',
+    name: 'adjacent lists of one type stay apart (second bullet)',
+    doc: doc(bulletList(item(paragraph(text('a')))), bulletList(item(paragraph(text('b'))))),
+    markdown: '- a\n\n* b\n',
   },
   {
-    name: 'list item with two paragraphs is loose',
+    name: 'adjacent task and plain lists are written as the one list they were split from',
+    doc: doc({ type: 'taskList', content: [taskItem(false, paragraph(text('task')))] }, bulletList(item(paragraph(text('plain'))))),
+    markdown: '- [ ] task\n- plain\n',
+  },
+  {
+    name: 'loose adjacent task and plain lists stay loose as one list',
+    doc: doc({ type: 'taskList', attrs: { tight: false }, content: [taskItem(false, paragraph(text('task')))] }, looseBulletList(item(paragraph(text('plain'))))),
+    markdown: '- [ ] task\n\n- plain\n',
+  },
+  {
+    name: 'adjacent task and plain lists of different tightness stay apart',
+    doc: doc({ type: 'taskList', content: [taskItem(false, paragraph(text('task')))] }, looseBulletList(item(paragraph(text('a'))), item(paragraph(text('b'))))),
+    markdown: '- [ ] task\n\n* a\n\n* b\n',
+  },
+  {
+    name: 'list item with two paragraphs in a loose list',
+    doc: doc(looseBulletList(item(paragraph(text('a')), paragraph(text('b'))))),
+    markdown: '- a\n\n  b\n',
+  },
+  { name: 'loose bullet list: blank lines between items', doc: doc(looseBulletList(item(paragraph(text('a'))), item(paragraph(text('b'))))), markdown: '- a\n\n- b\n' },
+  {
+    name: 'loose ordered list holding a tight one',
+    doc: doc({ type: 'orderedList', attrs: { start: 1, tight: false }, content: [item(paragraph(text('one')), bulletList(item(paragraph(text('x'))), item(paragraph(text('y'))))), item(paragraph(text('two')))] }),
+    markdown: '1. one\n\n   - x\n   - y\n\n2. two\n',
+  },
+  {
+    name: 'tight bullet list holding a loose one',
+    doc: doc(bulletList(item(paragraph(text('a')), looseBulletList(item(paragraph(text('b'))), item(paragraph(text('c'))))), item(paragraph(text('d'))))),
+    markdown: '- a\n  - b\n\n  - c\n- d\n',
+  },
+  {
+    name: 'loose task list',
+    doc: doc({ type: 'taskList', attrs: { tight: false }, content: [taskItem(true, paragraph(text('done'))), taskItem(false, paragraph(text('todo')))] }),
+    markdown: '- [x] done\n\n- [ ] todo\n',
+  },
+  {
+    name: 'tight list whose item holds two paragraphs',
     doc: doc(bulletList(item(paragraph(text('a')), paragraph(text('b'))))),
     markdown: '- a\n\n  b\n',
+    lossy: 'two paragraphs need a blank line between them, which makes the list loose',
+  },
+  {
+    name: 'loose list of one item with one paragraph',
+    doc: doc(looseBulletList(item(paragraph(text('a'))))),
+    markdown: '- a\n',
+    lossy: 'there is nothing to put a blank line between, so the list reads back tight',
   },
   {
     name: 'table: header row, alignment, pipes, inline code with a pipe, empty cell',
@@ -124,7 +168,7 @@ const cases: Case[] = [
   { name: 'transclusion with display text, between paragraphs', doc: doc(paragraph(text('a')), transclusion('x', 'X|Y'), paragraph(text('b'))), markdown: 'a\n\n![[x|X\\|Y]]\n\nb\n' },
   {
     name: 'transclusion in a list item keeps its own line',
-    doc: doc(bulletList(item(paragraph(text('a')), transclusion('x')))),
+    doc: doc(looseBulletList(item(paragraph(text('a')), transclusion('x')))),
     markdown: '- a\n\n  ![[x]]\n',
   },
   {

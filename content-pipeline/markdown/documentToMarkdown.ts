@@ -8,6 +8,8 @@
  * - headings ATX (`## x`), never setext; heading ids are not written;
  * - bullets `-` (`*` for a list right after another list, which would otherwise merge with
  *   it), ordered `1.` (`1)` likewise), task items `- [ ]` / `- [x]`, one space after the marker;
+ *   task and plain lists next to each other (as the reader splits a mixed list) are written as
+ *   one list; tight lists without blank lines, loose ones with blank lines between items;
  * - emphasis `*a*`, strong `**a**`, strike `~~a~~`: `*` rather than `_` because `_` cannot
  *   open or close inside a word, so `Dorf*teich*` would have to be written with character
  *   references; where markers still cannot form, the writer encodes the neighbouring

@@ -165,7 +165,15 @@ function paragraph(node: JSONContent): Paragraph {
  */
 function blocks(content: JSONContent[] | undefined): FlowContent[] {
   const result: FlowContent[] = [];
+  let previous: JSONContent | undefined;
   for (const child of content ?? []) {
+    const last = result.at(-1);
+    if (last?.type === 'list' && previous && continuesSplitList(previous, child)) {
+      last.children.push(...list(child).children);
+      previous = child;
+      continue;
+    }
+    previous = child;
     const converted = block(child);
     if (converted.type === 'paragraph' && converted.children.length === 0) continue;
     result.push(converted);
@@ -173,21 +181,41 @@ function blocks(content: JSONContent[] | undefined): FlowContent[] {
   return result;
 }
 
-function listItem(node: JSONContent, checked: boolean | null): ListItem {
-  return { type: 'listItem', spread: false, checked, children: blocks(node.content) as BlockContent[] };
+function listItem(node: JSONContent, checked: boolean | null, spread: boolean): ListItem {
+  return { type: 'listItem', spread, checked, children: blocks(node.content) as BlockContent[] };
 }
 
+/**
+ * A loose list (`tight: false`) is written spread: blank lines between its items and between
+ * the blocks of each item, which reads back as loose. A tight one is written without them.
+ * Two cases Markdown cannot express come back loose or tight as Markdown sees them: a tight
+ * item holding two paragraphs in a row (they need a blank line, which makes the list loose)
+ * and a loose list of one item with one block (nothing to put a blank line between).
+ */
 function list(node: JSONContent): List {
   const ordered = node.type === 'orderedList';
   const task = node.type === 'taskList';
   const start = ordered ? Number(node.attrs?.start ?? 1) : null;
+  // The schema's default: lists without the attribute are tight.
+  const spread = node.attrs?.tight === false;
   return {
     type: 'list',
     ordered,
     start: ordered && Number.isInteger(start) ? start : null,
-    spread: false,
-    children: (node.content ?? []).map((item) => listItem(item, task ? item.attrs?.checked === true : null)),
+    spread,
+    children: (node.content ?? []).map((item) => listItem(item, task ? item.attrs?.checked === true : null, spread)),
   };
+}
+
+/**
+ * The reader splits a bullet list that mixes task and plain items into runs of `taskList` and
+ * `bulletList`, all as tight or loose as the whole list. Such runs are written back as the one
+ * list they came from: written apart, a loose run of one single-paragraph item could only be
+ * read back tight. Two lists of the same type stay apart (remark-stringify changes the bullet).
+ */
+function continuesSplitList(previous: JSONContent, next: JSONContent): boolean {
+  const kinds = new Set([previous.type, next.type]);
+  return kinds.size === 2 && kinds.has('taskList') && kinds.has('bulletList') && (previous.attrs?.tight === false) === (next.attrs?.tight === false);
 }
 
 function cellAlign(cell: JSONContent | undefined): Align {

@@ -18,10 +18,12 @@ const t = (text: string, ...marks: Json[]): Json => (marks.length > 0 ? { type: 
 const p = (...content: Json[]): Json => (content.length > 0 ? { type: 'paragraph', content } : { type: 'paragraph' });
 const h = (level: number, id: string, ...content: Json[]): Json => (content.length > 0 ? { type: 'heading', attrs: { id, level }, content } : { type: 'heading', attrs: { id, level } });
 const quote = (...content: Json[]): Json => ({ type: 'blockquote', content });
-const bullets = (...items: Json[]): Json => ({ type: 'bulletList', content: items });
-const ordered = (start: number, ...items: Json[]): Json => ({ type: 'orderedList', attrs: { start, type: null }, content: items });
+const bullets = (...items: Json[]): Json => ({ type: 'bulletList', attrs: { tight: true }, content: items });
+const ordered = (start: number, ...items: Json[]): Json => ({ type: 'orderedList', attrs: { tight: true, start, type: null }, content: items });
 const li = (...content: Json[]): Json => ({ type: 'listItem', content });
-const tasks = (...items: Json[]): Json => ({ type: 'taskList', content: items });
+const tasks = (...items: Json[]): Json => ({ type: 'taskList', attrs: { tight: true }, content: items });
+/** The same list, loose. */
+const loose = (list: Json): Json => ({ ...list, attrs: { ...(list['attrs'] as Json), tight: false } });
 const task = (checked: boolean, ...content: Json[]): Json => ({ type: 'taskItem', attrs: { checked }, content });
 const codeBlock = (language: string | null, text?: string): Json => (text === undefined ? { type: 'codeBlock', attrs: { language } } : { type: 'codeBlock', attrs: { language }, content: [t(text)] });
 const hr = { type: 'horizontalRule' };
@@ -94,6 +96,17 @@ describe('markdownToDocument: CommonMark blocks', () => {
     read('3. a\n4. b', ordered(3, li(p(t('a'))), li(p(t('b')))));
   });
 
+  it('reads lists as tight or loose, as CommonMark renders them', () => {
+    // Blank lines between items, or between the blocks of any one item, make a list loose.
+    read('- a\n\n- b', loose(bullets(li(p(t('a'))), li(p(t('b'))))));
+    read('1. a\n\n   b\n2. c', loose(ordered(1, li(p(t('a')), p(t('b'))), li(p(t('c'))))));
+    // Each list decides for itself: tight in loose, loose in tight.
+    read('- a\n  - b\n  - c\n\n- d', loose(bullets(li(p(t('a')), bullets(li(p(t('b'))), li(p(t('c'))))), li(p(t('d'))))));
+    read('- a\n  - b\n\n  - c\n- d', bullets(li(p(t('a')), loose(bullets(li(p(t('b'))), li(p(t('c')))))), li(p(t('d')))));
+    // A blank line at the end of the list or before the next block does not count.
+    read('- a\n- b\n\nafter', bullets(li(p(t('a'))), li(p(t('b')))), p(t('after')));
+  });
+
   it('gives list items a leading paragraph, empty when the item has none', () => {
     read('- \n- ```\n  x\n  ```', bullets(li(p()), li(p(), codeBlock(null, 'x'))));
   });
@@ -146,6 +159,11 @@ describe('markdownToDocument: marks', () => {
 describe('markdownToDocument: GFM', () => {
   it('reads task lists, splitting a list that mixes task and plain items', () => {
     read('- [ ] a\n  - [x] b\n- c\n- [x] d', tasks(task(false, p(t('a')), tasks(task(true, p(t('b')))))), bullets(li(p(t('c')))), tasks(task(true, p(t('d')))));
+  });
+
+  it('gives every run of a split list the tightness of the whole list', () => {
+    read('- [ ] a\n\n- b\n- [x] c', loose(tasks(task(false, p(t('a'))))), loose(bullets(li(p(t('b'))))), loose(tasks(task(true, p(t('c'))))));
+    read('- [x] a\n- [ ] b', tasks(task(true, p(t('a'))), task(false, p(t('b')))));
   });
 
   it('shows the boxes of ordered task items as text (task lists are unordered)', () => {

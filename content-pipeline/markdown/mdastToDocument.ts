@@ -21,8 +21,9 @@
  *   another block gets an empty paragraph in front (the schema wants a paragraph first).
  * - Lists: a bullet list whose items mix task and plain items is split into runs of
  *   `taskList` and `bulletList`; an ordered list keeps its numbers and shows `[x] `/`[ ] ` as
- *   literal text. Tables are padded to their widest row (no cell is dropped); the first row
- *   is header cells; column alignment goes to each cell's `align`.
+ *   literal text. Every list carries `tight`, false for a loose list (isLooseList). Tables
+ *   are padded to their widest row (no cell is dropped); the first row is header cells;
+ *   column alignment goes to each cell's `align`.
  * - Code blocks keep the whole info string as `language` (`js title=x`), so nothing is lost;
  *   renderers use its first word. A `dt-plugin <pluginId>/<blockType>` fence whose body is a
  *   JSON object is a `plugin_block` (`svgSnapshot` null), otherwise an ordinary code block.
@@ -190,9 +191,10 @@ function parseJsonObject(body: string): Attrs | null {
 // Lists
 
 function convertList(list: List, context: Context): NodeJson[] {
+  const tight = !isLooseList(list);
   if (list.ordered) {
     const items = list.children.map((item) => convertListItem('listItem', item, context, taskMarker(item)));
-    return [{ type: 'orderedList', attrs: { start: list.start ?? 1 }, content: items }];
+    return [{ type: 'orderedList', attrs: { start: list.start ?? 1, tight }, content: items }];
   }
   // Consecutive items of the same kind form one list; a change of kind starts the next list.
   const lists: NodeJson[] = [];
@@ -202,9 +204,18 @@ function convertList(list: List, context: Context): NodeJson[] {
     const converted = isTask ? { ...convertListItem('taskItem', item, context, ''), attrs: { checked: item.checked } } : convertListItem('listItem', item, context, '');
     const last = lists[lists.length - 1];
     if (last?.type === listType) last.content?.push(converted);
-    else lists.push({ type: listType, content: [converted] });
+    else lists.push({ type: listType, attrs: { tight }, content: [converted] });
   }
   return lists;
+}
+
+/**
+ * Loose as mdast-util-to-hast decides it (and so as CommonMark renders it): the list is
+ * spread, or any item is (an item without `spread` counts as spread when it has several
+ * children). The runs a mixed bullet list is split into all share the list's tightness.
+ */
+function isLooseList(list: List): boolean {
+  return list.spread === true || list.children.some((item) => item.spread ?? item.children.length > 1);
 }
 
 /** The literal `[x] ` / `[ ] ` an ordered task item shows, since task lists are unordered. */

@@ -20,6 +20,30 @@ const HeadingIds = Extension.create({
   },
 });
 
+/**
+ * Lists are tight (`<li>foo</li>`, items written without blank lines) or loose
+ * (`<li><p>foo</p></li>`), as CommonMark distinguishes them. The default is tight: lists made
+ * in the editor (one paragraph per item) are tight, and so are documents stored before the
+ * attribute existed, which were always written to Markdown without blank lines.
+ */
+const ListTightness = Extension.create({
+  name: 'listTightness',
+  addGlobalAttributes() {
+    return [
+      {
+        types: ['bulletList', 'orderedList', 'taskList'],
+        attributes: {
+          tight: {
+            default: true,
+            parseHTML: (element) => element.getAttribute('data-tight') !== 'false',
+            renderHTML: (attributes) => (attributes.tight === false ? { 'data-tight': 'false' } : {}),
+          },
+        },
+      },
+    ];
+  },
+});
+
 /** Images reference an uploaded file by id; the URL is derived, never stored. */
 const UploadedImage = Image.extend({
   addAttributes() {
@@ -54,6 +78,7 @@ export const documentExtensions: AnyExtension[] = [
   }),
   CombinableCode,
   HeadingIds,
+  ListTightness,
   UploadedImage,
   Table,
   TableRow,

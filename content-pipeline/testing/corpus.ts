@@ -47,6 +47,13 @@ export const corpus: readonly CorpusEntry[] = [
   { name: 'task-list-nested', markdown: lines('- [ ] parent', '  - [x] child done', '  - [ ] child open', '    - [x] grandchild', '- [x] second parent') },
   { name: 'task-list-inside-bullets', markdown: lines('- plain item', '  - [ ] task under a bullet', '  - [x] another') },
   { name: 'task-and-bullet-items-mixed', markdown: lines('- [ ] a task', '- not a task', '- [x] a done task') },
+  { name: 'bullet-list-loose', markdown: lines('- apples', '', '- pears', '', '- plums') },
+  { name: 'ordered-list-loose', markdown: lines('7. seven', '', '8. eight') },
+  { name: 'task-list-loose', markdown: lines('- [ ] open task', '', '- [x] done task') },
+  { name: 'task-and-bullet-items-mixed-loose', markdown: lines('- [ ] a task', '', '- not a task', '- [x] a done task') },
+  { name: 'tight-list-in-loose-list', markdown: lines('- fruit', '  - apples', '  - pears', '', '- vegetables', '  1. leeks', '  2. beans') },
+  { name: 'loose-list-in-tight-list', markdown: lines('1. fruit', '   - [x] apples', '', '   - [ ] pears', '2. vegetables') },
+  { name: 'tight-list-item-with-code-and-quote', markdown: lines('- item', '  ```', '  code', '  ```', '  > quoted', '- next') },
   { name: 'task-with-marks-and-links', markdown: lines('- [x] **ship** the [[release-notes|release notes]] to [@Ada](dt-mention:user-ada)', '- [ ] read <https://example.org>') },
 
   // Blockquotes

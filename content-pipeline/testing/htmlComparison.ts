@@ -256,34 +256,14 @@ function innermostOf(outermost: Element, depth: number): ElementContent[] {
 }
 
 /**
- * Containers in our model hold paragraphs: a list item starts with one (the schema's
- * `paragraph block*`, so tight and loose lists look alike), and an empty blockquote or document
- * holds an empty one (`block+`). Inline content directly in `<li>` is wrapped in `<p>` and
- * empty paragraphs are dropped, on both sides.
+ * Containers in our model hold paragraphs: an empty blockquote, list item or document holds an
+ * empty one (`block+`), and a list item starts with one (the schema's `paragraph block*`), so
+ * an item of a loose list that starts with another block gets an empty paragraph in front.
+ * (Tight lists render their paragraphs unwrapped and an empty one as nothing, as the spec
+ * does.) Empty paragraphs are dropped, on both sides.
  */
 export function withContainersHoldingParagraphs(tree: Root): Root {
   const copy = cloneTree(tree);
-  rewriteElements(copy, (element) => {
-    if (element.tagName === 'p' && element.children.length === 0) return [];
-    if (element.tagName !== 'li') return null;
-    const children: ElementContent[] = [];
-    let inline: ElementContent[] = [];
-    const flush = (): void => {
-      if (inline.some((node) => node.type !== 'text' || node.value.trim() !== '')) children.push({ type: 'element', tagName: 'p', properties: {}, children: inline });
-      inline = [];
-    };
-    for (const child of element.children) {
-      const isBlock = child.type === 'element' && WHITESPACE_INSIGNIFICANT_AROUND.has(child.tagName) && child.tagName !== 'br';
-      if (isBlock) {
-        flush();
-        children.push(child);
-      } else {
-        inline.push(child);
-      }
-    }
-    flush();
-    element.children = children;
-    return null;
-  });
+  rewriteElements(copy, (element) => (element.tagName === 'p' && element.children.length === 0 ? [] : null));
   return copy;
 }

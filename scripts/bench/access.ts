@@ -11,7 +11,8 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { listAllPagesUnfiltered, listVisiblePages } from '../../api/pages/pageListing.ts';
 import { SubjectAccess, subjectAccessTo } from '../../api/policies/accessPolicy.ts';
 import { invalidatePondAccess } from '../../api/policies/pondAccessCache.ts';
-import { measureAlternating, openBenchDatabase } from './benchDatabase.ts';
+import { openBenchDatabase } from './benchDatabase.ts';
+import { measureAlternating } from './timing.ts';
 
 const PAGES = 10_000;
 const GRANTS = 200;

@@ -3,7 +3,8 @@
  *
  * A 5,000-word page with headings, lists, tables, 200 wikilinks and 5 transclusions:
  * Markdown → document; document → HTML + Markdown + extraction (what every save does);
- * Yjs → document → HTML (what the collaboration server does on save). Medians of 50 runs,
+ * Yjs → document → HTML (what the collaboration server does on save). Medians of 50 runs
+ * taken in alternation,
  * against a plain `remark-parse → remark-rehype → rehype-stringify` of the same Markdown.
  * Target: the full save-time render ≤ 30 ms and ≤ 2× plain.
  */
@@ -11,6 +12,7 @@ import rehypeStringify from 'rehype-stringify';
 import remarkParse from 'remark-parse';
 import remarkRehype from 'remark-rehype';
 import { unified } from 'unified';
+import { measureAlternating } from './timing.ts';
 import { documentToHtml, documentToMarkdown, documentToYjsUpdate, extract, markdownToDocument, yjsUpdateToDocument } from '../../content-pipeline/index.ts';
 
 const WORDS = ['teich', 'dorf', 'wasser', 'ente', 'schilf', 'brücke', 'wiese', 'frosch', 'libelle', 'ufer', 'seerose', 'karpfen'];
@@ -43,22 +45,6 @@ function buildPage(): string {
   return lines.join('\n');
 }
 
-function median(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
-function time(runs: number, work: () => unknown): number {
-  for (let i = 0; i < 5; i += 1) work();
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i += 1) {
-    const started = process.hrtime.bigint();
-    work();
-    samples.push(Number(process.hrtime.bigint() - started) / 1e6);
-  }
-  return median(samples);
-}
-
 const markdown = buildPage();
 const plain = unified().use(remarkParse).use(remarkRehype).use(rehypeStringify);
 const document = markdownToDocument(markdown);
@@ -70,12 +56,17 @@ const saveRender = (doc: typeof document) => {
   extract(doc);
 };
 
-const RUNS = 50;
-const baseline = time(RUNS, () => plain.processSync(markdown).toString());
-const parse = time(RUNS, () => markdownToDocument(markdown));
-const save = time(RUNS, () => saveRender(document));
-const fromYjs = time(RUNS, () => saveRender(yjsUpdateToDocument(update)));
-const yjsToHtml = time(RUNS, () => documentToHtml(yjsUpdateToDocument(update), { resolveLink }));
+const timings = await measureAlternating(
+  {
+    baseline: async () => plain.processSync(markdown).toString(),
+    parse: async () => markdownToDocument(markdown),
+    save: async () => saveRender(document),
+    fromYjs: async () => saveRender(yjsUpdateToDocument(update)),
+    yjsToHtml: async () => documentToHtml(yjsUpdateToDocument(update), { resolveLink }),
+  },
+  { runs: 50 },
+);
+const [baseline, parse, save, fromYjs, yjsToHtml] = [timings.baseline, timings.parse, timings.save, timings.fromYjs, timings.yjsToHtml].map((timing) => timing.median) as [number, number, number, number, number];
 
 const stats = extract(document);
 const format = (value: number) => value.toFixed(2).padStart(7);
