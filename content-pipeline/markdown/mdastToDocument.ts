@@ -39,18 +39,8 @@ import type { Section } from './remarkSections.ts';
 import type { Transclusion } from './remarkTransclusions.ts';
 import type { WikiLink } from './remarkWikilinks.ts';
 
-type Attrs = Record<string, unknown>;
-interface MarkJson {
-  type: string;
-  attrs?: Attrs;
-}
-interface NodeJson {
-  type: string;
-  attrs?: Attrs;
-  content?: NodeJson[];
-  marks?: MarkJson[];
-  text?: string;
-}
+import { paragraph, splitAroundImages } from './paragraphImages.ts';
+import type { Attrs, MarkJson, NodeJson } from './documentJson.ts';
 
 interface Context {
   definitions: Map<string, Definition>;
@@ -150,10 +140,6 @@ function isPhrasingParent(node: Parents): boolean {
 
 function convertPhrasingParentAsParagraph(node: Parents, context: Context): NodeJson {
   return paragraph(convertInline(node.children as PhrasingContent[], context, { marks: [], blockImages: false, insideLink: false }));
-}
-
-function paragraph(content: NodeJson[]): NodeJson {
-  return content.length > 0 ? { type: 'paragraph', content } : EMPTY_PARAGRAPH;
 }
 
 function convertHeading(node: Heading, context: Context): NodeJson {
@@ -350,51 +336,6 @@ function resolveMarks(marks: readonly MarkJson[]): MarkJson[] {
     if (!conflicts) kept.push(mark);
   }
   return kept;
-}
-
-/** A paragraph whose inline content holds uploaded images: paragraphs and images in order. */
-function splitAroundImages(content: NodeJson[]): NodeJson[] {
-  if (!content.some((node) => node.type === 'image')) return [paragraph(content)];
-  const blocks: NodeJson[] = [];
-  let run: NodeJson[] = [];
-  const flush = (): void => {
-    const trimmed = trimInlineEdges(run);
-    if (trimmed.length > 0) blocks.push(paragraph(trimmed));
-    run = [];
-  };
-  for (const node of content) {
-    if (node.type === 'image') {
-      flush();
-      blocks.push(node);
-    } else {
-      run.push(node);
-    }
-  }
-  flush();
-  return blocks;
-}
-
-/** Drops the whitespace and hard breaks a cut leaves at the edges of a paragraph. */
-function trimInlineEdges(nodes: NodeJson[]): NodeJson[] {
-  const result = [...nodes];
-  const trimEdge = (index: () => number, pattern: RegExp): void => {
-    for (let node = result[index()]; node; node = result[index()]) {
-      if (node.type === 'hardBreak') {
-        result.splice(index(), 1);
-        continue;
-      }
-      if (node.type !== 'text') return;
-      const trimmed = (node.text ?? '').replace(pattern, '');
-      if (trimmed !== '') {
-        result[index()] = { ...node, text: trimmed };
-        return;
-      }
-      result.splice(index(), 1);
-    }
-  };
-  trimEdge(() => 0, /^[ \t\r\n]+/);
-  trimEdge(() => result.length - 1, /[ \t\r\n]+$/);
-  return result;
 }
 
 /** The text of converted inline content, as the outline and heading ids read it. */
