@@ -9,7 +9,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { AuditEntry, Grant, Pond, type Label, type Page } from '../models/index.ts';
 import { invalidateAllPondAccess } from '../policies/pondAccessCache.ts';
 import { seedGrant, seedLabel, seedPage, seedPageLabels, seedSharedPond } from '../testing/accessFixtures.ts';
-import { completeSetup, createVerifiedUser, resetRateLimits } from '../testing/fixtures.ts';
+import { completeSetup, createVerifiedUser, resetRateLimits, waitForLockWaiter } from '../testing/fixtures.ts';
 import { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 
@@ -175,13 +175,7 @@ describe('grants, access rules and effective permissions', () => {
     const blocker = await instance.services.sequelize.transaction();
     await instance.services.sequelize.query('SELECT id FROM ponds WHERE id = :id FOR UPDATE', { replacements: { id: pond.id }, transaction: blocker });
     const pending = owner.client.post(`/ponds/${pond.id}/grants`, userGrant(reader.user.id, 'reader', { type: 'label', id: doomed.id }, 'deny'));
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const [rows] = await instance.services.sequelize.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
-      if (rows.length > 0) break;
-      if (Date.now() > deadline) assert.fail('the request never waited for the pond lock');
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitForLockWaiter(instance);
     await instance.services.sequelize.query('DELETE FROM labels WHERE id = :id', { replacements: { id: doomed.id }, transaction: blocker });
     await blocker.commit();
     assertError(await pending, 400, 'validation_failed', ['scope.id']);

@@ -8,8 +8,8 @@ import { QueryTypes } from 'sequelize';
 import { Page, Pond } from '../models/index.ts';
 import { invalidateAllPondAccess } from '../policies/pondAccessCache.ts';
 import { seedGrant, seedLabel, seedPage, seedPageLabels } from '../testing/accessFixtures.ts';
-import { completeSetup, createVerifiedUser, resetRateLimits } from '../testing/fixtures.ts';
-import { assertError, assertFieldError, MISSING_UUID, PAGE_VIEW_KEYS, seedTeamPondFor, type SignedIn } from '../testing/pondTestSetup.ts';
+import { completeSetup, resetRateLimits } from '../testing/fixtures.ts';
+import { assertError, assertFieldError, MISSING_UUID, PAGE_VIEW_KEYS, seedTeamPondFor, signInUsers, type SignedIn } from '../testing/pondTestSetup.ts';
 import { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 
@@ -37,12 +37,7 @@ describe('pages', () => {
   before(async () => {
     instance = await startTestInstance();
     await completeSetup(instance);
-    const users: SignedIn[] = [];
-    for (let i = 0; i < 4; i += 1) {
-      await resetRateLimits(instance);
-      users.push(await createVerifiedUser(instance));
-    }
-    [owner, editor, reader, outsider] = users as [SignedIn, SignedIn, SignedIn, SignedIn];
+    [owner, editor, reader, outsider] = (await signInUsers(instance, 4)) as [SignedIn, SignedIn, SignedIn, SignedIn];
     anonymous = new TestClient(instance.baseUrl);
   });
   after(() => instance.close());

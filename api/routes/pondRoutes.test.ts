@@ -5,12 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { QueryTypes } from 'sequelize';
 import { freePondSlug } from '../commands/accountCreator.ts';
 import { Grant, Pond, User } from '../models/index.ts';
 import { FONT_CATALOG } from '../ponds/fontCatalog.ts';
 import { seedGrant, seedPage } from '../testing/accessFixtures.ts';
-import { completeSetup, createVerifiedUser, latestMailedToken, resetRateLimits } from '../testing/fixtures.ts';
+import { completeSetup, createVerifiedUser, latestMailedToken, resetRateLimits, waitForLockWaiter } from '../testing/fixtures.ts';
 import { assertError, auditOf, fieldPaths, pondApiHelpers } from '../testing/pondTestSetup.ts';
 import { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
@@ -32,19 +31,6 @@ describe('ponds', () => {
   });
   after(() => instance.close());
   beforeEach(() => resetRateLimits(instance));
-
-  /** Resolves once some connection of this test database waits for a lock. */
-  async function waitForLockWaiter(): Promise<void> {
-    for (let attempt = 0; attempt < 200; attempt += 1) {
-      const [row] = await instance.services.sequelize.query<{ waiting: number }>(
-        `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        { type: QueryTypes.SELECT },
-      );
-      if (row && row.waiting > 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    assert.fail('no request ever waited for the lock');
-  }
 
   describe('GET /ponds', () => {
     test('anonymously answers 401 unauthenticated', async () => {
@@ -175,7 +161,7 @@ describe('ponds', () => {
       const blocker = await sequelize.transaction();
       await Pond.create({ slug: 'blocked-slug', name: 'Blocker', kind: 'shared', ownerId: null }, { transaction: blocker });
       const pending = client.post('/ponds', { name: 'Loser', slug: 'blocked-slug' });
-      await waitForLockWaiter();
+      await waitForLockWaiter(instance);
       await blocker.commit();
       assertError(await pending, 409, 'slug_taken');
       assert.equal(await Pond.count({ where: { name: 'Loser' } }), 0);

@@ -2,6 +2,7 @@
  * Shortcuts that bring a test instance into a known state through the real API.
  */
 import assert from 'node:assert/strict';
+import { QueryTypes } from 'sequelize';
 import { MailOutboxEntry } from '../models/index.ts';
 import { TestClient } from './testClient.ts';
 import type { TestInstance } from './testInstance.ts';
@@ -33,6 +34,22 @@ export async function latestMailedToken(recipient: string, kind: 'verify_email' 
  */
 export async function resetRateLimits(instance: TestInstance): Promise<void> {
   await instance.services.sequelize.query('DELETE FROM rate_limit_counters');
+}
+
+/**
+ * Resolves once some connection of the instance's database waits for a lock: the moment a
+ * request is parked behind a lock the test holds, to make a race deterministic.
+ */
+export async function waitForLockWaiter(instance: TestInstance): Promise<void> {
+  for (let attempt = 0; attempt < 500; attempt += 1) {
+    const [row] = await instance.services.sequelize.query<{ waiting: number }>(
+      `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      { type: QueryTypes.SELECT },
+    );
+    if (row && row.waiting > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.fail('no request ever waited for the lock');
 }
 
 let counter = 0;

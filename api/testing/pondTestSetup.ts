@@ -33,6 +33,16 @@ export function assertFieldError(response: ErrorResponse, path: string): void {
   assert.ok(paths.includes(path), `expected a problem at ${path}, got ${paths.join(', ')}`);
 }
 
+/** `count` fresh verified, signed-in users (rate limits reset between sign-ups, all from 127.0.0.1). */
+export async function signInUsers(instance: TestInstance, count: number): Promise<SignedIn[]> {
+  const users: SignedIn[] = [];
+  for (let i = 0; i < count; i += 1) {
+    await resetRateLimits(instance);
+    users.push(await createVerifiedUser(instance));
+  }
+  return users;
+}
+
 /** A shared pond of `ownerId` where `editorId` and `readerId` hold pond-scope grants. */
 export async function seedTeamPondFor(ownerId: string, editorId: string, readerId: string): Promise<Pond> {
   const pond = await seedSharedPond(ownerId);
