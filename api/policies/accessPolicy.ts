@@ -103,11 +103,6 @@ export async function permittedPageIds(
   return permitted;
 }
 
-/** A filter for pages of one pond whose access was already resolved. */
-export function pagePermission(access: SubjectAccess, capability: PageCapability = 'read'): (page: PageState) => boolean {
-  return (page) => access.page(page, capability).allowed;
-}
-
 export interface ListedPond {
   pond: Pond;
   access: SubjectAccess;

@@ -32,9 +32,3 @@ export async function reindexPages(pageIds: readonly string[], transaction: Tran
     transaction,
   });
 }
-
-/** After pages are trashed. */
-export async function clearPageSearchVectors(pageIds: readonly string[], transaction: Transaction): Promise<void> {
-  if (pageIds.length === 0) return;
-  await sequelizeOf(transaction).query(`UPDATE pages SET search_vector = NULL WHERE id IN (:pageIds)`, { replacements: { pageIds: [...pageIds] }, transaction });
-}
