@@ -55,6 +55,8 @@ export const ERROR_STATUS = {
   page_cycle: 409,
   page_depth_exceeded: 409,
   page_trashed: 404,
+  /** Restore or purge of a page that is live. */
+  page_not_trashed: 409,
   // Plugins
   plugin_not_optional: 409,
   // Public API and tokens

@@ -46,6 +46,7 @@ export const errorMessagesDe: Record<ErrorCode, string> = {
   page_cycle: 'Eine Seite kann nicht unter sich selbst oder eine ihrer Unterseiten verschoben werden.',
   page_depth_exceeded: 'Seiten können höchstens 6 Ebenen tief verschachtelt werden.',
   page_trashed: 'Diese Seite liegt im Papierkorb.',
+  page_not_trashed: 'Diese Seite liegt nicht im Papierkorb.',
   plugin_not_optional: 'Nur optionale Plugins können pro Teich umgeschaltet werden.',
   scope_required: 'Dieses Token darf nur lesen.',
   upload_type_not_allowed: 'Dieser Dateityp ist nicht erlaubt.',

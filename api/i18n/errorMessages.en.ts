@@ -46,6 +46,7 @@ export const errorMessagesEn: Record<ErrorCode, string> = {
   page_cycle: 'A page cannot be moved below itself or one of its descendants.',
   page_depth_exceeded: 'Pages can be nested at most 6 levels deep.',
   page_trashed: 'This page is in the trash.',
+  page_not_trashed: 'This page is not in the trash.',
   plugin_not_optional: 'Only optional plugins can be switched per pond.',
   scope_required: 'This token may only read.',
   upload_type_not_allowed: 'This file type is not allowed.',

@@ -10,6 +10,7 @@ import { grantRoutes } from './grantRoutes.ts';
 import { labelRoutes } from './labelRoutes.ts';
 import { memberRoutes } from './memberRoutes.ts';
 import { pageRoutes } from './pageRoutes.ts';
+import { pageTreeRoutes } from './pageTreeRoutes.ts';
 import { pondRoutes } from './pondRoutes.ts';
 import { setupRoutes } from './setupRoutes.ts';
 import { userRoutes } from './userRoutes.ts';
@@ -26,6 +27,7 @@ export const internalApiRoutes: AnyRoute[] = [
   ...grantRoutes,
   ...labelRoutes,
   ...pageRoutes,
+  ...pageTreeRoutes,
   ...adminSettingsRoutes,
   ...adminUserRoutes,
 ];

@@ -11,6 +11,7 @@ import type { Page, Pond } from '../models/index.ts';
 import { decodePageCursor, DEFAULT_PAGE_LIST_LIMIT, listVisiblePages, MAX_PAGE_LIST_LIMIT } from '../pages/pageListing.ts';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
 import { slugSchema } from '../ponds/slugs.ts';
+import { onePlacement, placementFields } from './pagePlacementSchema.ts';
 import { presentPageDetail, type PageDetailView } from '../presenters/pagePresenter.ts';
 
 export const PAGE_TITLE_MAX_LENGTH = 300;
@@ -24,7 +25,8 @@ const createPageBody = z.strictObject({
   slug: slugSchema.optional(),
   parentId: z.uuid().nullable().optional(),
   markdown: z.string().max(PAGE_MARKDOWN_MAX_LENGTH).optional(),
-});
+  ...placementFields,
+}).refine(onePlacement.check, onePlacement.issue);
 
 const updatePageBody = z
   .strictObject({ title: titleSchema.optional(), slug: slugSchema.optional() })
@@ -58,7 +60,7 @@ interface DetailRow {
 }
 
 /** The detail view: pond, labels and the parent's state in one query. */
-async function loadPageDetail(sequelize: Sequelize, page: Page, access: SubjectAccess): Promise<PageDetailView> {
+export async function loadPageDetail(sequelize: Sequelize, page: Page, access: SubjectAccess): Promise<PageDetailView> {
   const rows = await sequelize.query<DetailRow>(
     `SELECT po.slug, po.name,
             ARRAY(SELECT label_id::text FROM page_labels WHERE page_id = :pageId ORDER BY label_id) AS label_ids,

@@ -24,7 +24,13 @@ export async function reindexLivePondPages(pondId: string, transaction: Transact
   });
 }
 
-/** After a page is created or its title changes (live pages only). */
+/** Trashing pages (promote: the page; subtree: all of it): a trashed page cannot be found. */
+export async function clearPageSearchVectors(pageIds: readonly string[], transaction: Transaction): Promise<void> {
+  if (pageIds.length === 0) return;
+  await sequelizeOf(transaction).query(`UPDATE pages SET search_vector = NULL WHERE id IN (:pageIds)`, { replacements: { pageIds: [...pageIds] }, transaction });
+}
+
+/** After a page is created, restored or its title changes (live pages only). */
 export async function reindexPages(pageIds: readonly string[], transaction: Transaction): Promise<void> {
   if (pageIds.length === 0) return;
   await sequelizeOf(transaction).query(`UPDATE pages SET search_vector = ${VECTOR_SQL} WHERE id IN (:pageIds) AND trashed_at IS NULL`, {

@@ -4,6 +4,7 @@
 import type { Sequelize } from 'sequelize';
 import * as foundation from './0001-foundation.ts';
 import * as access from './0002-access.ts';
+import * as tree from './0003-tree.ts';
 
 export interface Migration {
   name: string;
@@ -14,4 +15,5 @@ export interface Migration {
 export const migrations: Migration[] = [
   { name: '0001-foundation', ...foundation },
   { name: '0002-access', ...access },
+  { name: '0003-tree', ...tree },
 ];
