@@ -37,10 +37,14 @@ export type AccessRule =
   | { kind: 'siteAdmin' }
   /** The Site Admin created by `POST /setup/admin`, while setup runs. */
   | { kind: 'setupAdmin' }
-  /** `visible`: the pond's members and anyone a label/page grant reaches; else a pond-level capability. */
-  | { kind: 'pond'; capability: PondCapability; param?: string }
-  /** `allowTrashed` for routes that work on trashed pages (restore, purge). */
-  | { kind: 'page'; capability: PageCapability; param?: string; allowTrashed?: boolean }
+  /**
+   * `visible`: the pond's members and anyone a label/page grant reaches; else a pond-level capability.
+   * `session`: also needs a signed-in caller (401), checked after the access rule, so a caller
+   * who cannot see the target still gets 404.
+   */
+  | { kind: 'pond'; capability: PondCapability; param?: string; session?: boolean }
+  /** `allowTrashed` for routes that work on trashed pages (restore, purge); `session` as for ponds. */
+  | { kind: 'page'; capability: PageCapability; param?: string; allowTrashed?: boolean; session?: boolean }
   /** Labels belong to their pond: the capability is checked at pond level. */
   | { kind: 'label'; capability: PondCapability; param?: string };
 
@@ -160,10 +164,16 @@ async function enforceAccessRule(
       if (!actor) throw unauthenticated();
       if (!(await isSetupAdmin(actor.user.id))) throw forbidden();
       return {};
-    case 'pond':
-      return authorizePond(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability);
-    case 'page':
-      return authorizePage(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability, { allowTrashed: rule.allowTrashed ?? false });
+    case 'pond': {
+      const resource = await authorizePond(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability);
+      if (rule.session && !actor) throw unauthenticated();
+      return resource;
+    }
+    case 'page': {
+      const resource = await authorizePage(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability, { allowTrashed: rule.allowTrashed ?? false });
+      if (rule.session && !actor) throw unauthenticated();
+      return resource;
+    }
     case 'label':
       return authorizeLabel(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability);
     default:

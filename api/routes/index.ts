@@ -4,6 +4,7 @@ import { adminSettingsRoutes } from './adminSettingsRoutes.ts';
 import { adminUserRoutes } from './adminUserRoutes.ts';
 import { authAccountRoutes } from './authAccountRoutes.ts';
 import { authSessionRoutes } from './authSessionRoutes.ts';
+import { favoriteRoutes } from './favoriteRoutes.ts';
 import { healthRoutes } from './healthRoutes.ts';
 import { legalRoutes } from './legalRoutes.ts';
 import { grantRoutes } from './grantRoutes.ts';
@@ -28,6 +29,7 @@ export const internalApiRoutes: AnyRoute[] = [
   ...labelRoutes,
   ...pageRoutes,
   ...pageTreeRoutes,
+  ...favoriteRoutes,
   ...adminSettingsRoutes,
   ...adminUserRoutes,
 ];

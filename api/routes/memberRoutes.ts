@@ -15,7 +15,7 @@ import {
   seatUsage,
   type ChangeContext,
 } from '../commands/membershipCommands.ts';
-import { ApiError, notFound, unauthenticated } from '../http/apiError.ts';
+import { ApiError, notFound } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute, type RouteContext } from '../http/routeTable.ts';
 import type { PondRole } from '../models/index.ts';
 import { isUuid } from '../policies/accessPolicy.ts';
@@ -50,10 +50,9 @@ export const memberRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',
     path: '/ponds/:id/members',
-    access: { kind: 'pond', capability: 'visible' },
-    handler: async ({ actor, resource }) => {
-      // Public reading of a pond does not reveal who works in it.
-      if (!actor) throw unauthenticated();
+    // Public reading of a pond does not reveal who works in it.
+    access: { kind: 'pond', capability: 'visible', session: true },
+    handler: async ({ resource }) => {
       const pond = resource.pond!;
       const members = await loadMembers(pond.id);
       // The access data the access rule just loaded for the caller: the whole pond's grants.
