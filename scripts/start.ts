@@ -18,8 +18,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, 'supervisor');
 
-/** Later issues add `collab`, `worker` and `backup` here. */
-const SERVICES = [{ name: 'api', entry: 'api/server.ts' }];
+/** Later issues add `collab` and `backup` here. */
+const SERVICES = [
+  { name: 'api', entry: 'api/server.ts' },
+  { name: 'worker', entry: 'jobs/worker.ts' },
+];
 const MAX_BACKOFF_MS = 30_000;
 /** A child that ran this long counts as healthy: its next crash restarts quickly again. */
 const HEALTHY_RUN_MS = 60_000;

@@ -1,0 +1,29 @@
+/**
+ * Every task the worker runs, by the identifier jobs and the crontab name it with. Tasks are
+ * thin: they call a command from `api/commands/` and log what it did.
+ */
+import type { TaskList } from 'graphile-worker';
+import type { Sequelize } from 'sequelize';
+import { purgeExpiredTrash } from '../api/commands/pageTrashCommands.ts';
+import type { Logger } from '../api/logger.ts';
+
+export interface TaskDependencies {
+  /** Bound to the models (`initModels`): commands read settings through them. */
+  sequelize: Sequelize;
+  /** DATA_DIR: the purge deletes file bytes under it. */
+  dataDir: string;
+  /** For what commands report outside a job's own log (e.g. file bytes that could not be removed). */
+  logger: Logger;
+}
+
+export const TRASH_PURGE = 'trash-purge';
+
+export function createTaskList(dependencies: TaskDependencies): TaskList {
+  return {
+    /** Purges pages trashed longer than `trash.retentionDays`; scheduled hourly by the crontab. */
+    [TRASH_PURGE]: async (_payload, helpers) => {
+      const { purged } = await purgeExpiredTrash(dependencies.sequelize, { dataDir: dependencies.dataDir, logger: dependencies.logger });
+      helpers.logger.info(purged > 0 ? 'expired trash purged' : 'no expired trash', { purged });
+    },
+  };
+}

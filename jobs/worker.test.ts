@@ -1,0 +1,162 @@
+/**
+ * The worker: its crontab names only tasks it has and runs the trash purge hourly; the real
+ * Graphile runner against a real database schedules the crontab and runs an enqueued purge
+ * that honours `trash.retentionDays`; the process exits non-zero without a database (so the
+ * supervisor restarts it) and zero on SIGTERM.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { addJobAdhoc, parseCrontab } from 'graphile-worker';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { createSequelize } from '../api/db/database.ts';
+import { createLogger } from '../api/logger.ts';
+import { initModels, User, type Page } from '../api/models/index.ts';
+import { setSetting } from '../api/settings/instanceSettings.ts';
+import { seedPage, seedSharedPond } from '../api/testing/accessFixtures.ts';
+import { freePort } from '../api/testing/freePort.ts';
+import { createTestDatabase } from '../api/testing/testDatabase.ts';
+import { CRONTAB } from './crontab.ts';
+import { createTaskList, TRASH_PURGE } from './taskList.ts';
+import { graphileLoggerFor, startWorker, type RunningWorker } from './worker.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const logger = createLogger(process.env.DT_TEST_LOG_LEVEL ?? 'silent', 'worker');
+
+async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('worker', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let sequelize: Sequelize;
+  let worker: RunningWorker;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'dt-worker-data-'));
+  /** Finished jobs by id, with the error they ended with (null: success). */
+  const finished = new Map<string, unknown>();
+
+  before(async () => {
+    database = await createTestDatabase();
+    sequelize = createSequelize(database.url, { poolMax: 4 });
+    initModels(sequelize);
+    worker = await startWorker({ databaseUrl: database.url, sequelize, dataDir, logger });
+    worker.runner.events.on('job:complete', ({ job, error }) => finished.set(String(job.id), error ?? null));
+  });
+  after(async () => {
+    await worker?.stop();
+    await sequelize?.close();
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Enqueues a purge as another process would (its own connection) and waits for the runner to finish it. */
+  async function runPurge(): Promise<void> {
+    const job = await addJobAdhoc({ connectionString: database.url, logger: graphileLoggerFor(logger) }, TRASH_PURGE, {});
+    // Compared as text: this process parses bigints (job ids) as numbers outside the worker's pool.
+    const jobId = String(job.id);
+    const error = await waitFor(() => (finished.has(jobId) ? finished.get(jobId) : undefined), `job ${jobId}`);
+    assert.equal(error, null, `the purge job failed: ${String(error)}`);
+  }
+
+  async function trashedDaysAgo(page: Page, days: number): Promise<void> {
+    await sequelize.query(`UPDATE pages SET trashed_at = now() - make_interval(days => :days) WHERE id = :id`, { replacements: { days, id: page.id } });
+  }
+
+  async function existing(pages: Page[]): Promise<Set<string>> {
+    const rows = await sequelize.query<{ id: string }>('SELECT id FROM pages WHERE id IN (:ids)', {
+      replacements: { ids: pages.map((page) => page.id) },
+      type: QueryTypes.SELECT,
+    });
+    return new Set(rows.map((row) => row.id));
+  }
+
+  test('the crontab parses, names only tasks the worker has, and runs the trash purge at every full hour', () => {
+    const items = parseCrontab(CRONTAB);
+    const tasks = Object.keys(createTaskList({ sequelize, dataDir, logger }));
+    assert.ok(items.length > 0);
+    for (const item of items) assert.ok(tasks.includes(item.task), `crontab names unknown task ${item.task}`);
+
+    const purge = items.find((item) => item.task === TRASH_PURGE);
+    assert.ok(purge, 'the trash purge is scheduled');
+    assert.equal(purge.match({ min: 0, hour: 13, date: 9, month: 5, dow: 2 }), true);
+    assert.equal(purge.match({ min: 30, hour: 13, date: 9, month: 5, dow: 2 }), false);
+  });
+
+  test('the runner schedules the crontab in the database', async () => {
+    const identifiers = await waitFor(async () => {
+      const rows = await sequelize.query<{ identifier: string }>('SELECT identifier FROM graphile_worker._private_known_crontabs', { type: QueryTypes.SELECT });
+      return rows.length > 0 ? rows.map((row) => row.identifier) : undefined;
+    }, 'the crontab to be registered');
+    assert.deepEqual(identifiers, [TRASH_PURGE]);
+  });
+
+  test('a purge job removes pages trashed longer than the retention and keeps the rest', async () => {
+    const owner = await User.create({ username: 'keeper', email: 'keeper@example.org', displayName: 'Keeper', locale: null, passwordHash: null, emailVerifiedAt: new Date() });
+    const pond = await seedSharedPond(owner.id);
+    const live = await seedPage(pond.id, 'Live');
+    const monthOld = await seedPage(pond.id, 'Trashed 31 days ago', { trashed: true });
+    const twoDaysOld = await seedPage(pond.id, 'Trashed 2 days ago', { trashed: true });
+    const dayOld = await seedPage(pond.id, 'Trashed 1 day ago', { trashed: true });
+    const fresh = await seedPage(pond.id, 'Trashed just now', { trashed: true });
+    await trashedDaysAgo(monthOld, 31);
+    await trashedDaysAgo(twoDaysOld, 2);
+    await trashedDaysAgo(dayOld, 1);
+
+    // The default retention is 30 days.
+    await runPurge();
+    assert.deepEqual(await existing([live, monthOld, twoDaysOld, dayOld, fresh]), new Set([live.id, twoDaysOld.id, dayOld.id, fresh.id]));
+
+    await sequelize.transaction((transaction) => setSetting('trash.retentionDays', 1, { actorId: null, transaction }));
+    await runPurge();
+    const left = await existing([live, twoDaysOld, fresh]);
+    assert.deepEqual(left, new Set([live.id, fresh.id]), 'a retention of 1 day purges the page trashed 2 days ago');
+  });
+});
+
+describe('worker process', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'dt-worker-process-'));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  function startProcess(databaseUrl: string, logLevel = 'silent') {
+    return spawn(process.execPath, [path.join(root, 'jobs/worker.ts')], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, LOG_LEVEL: logLevel, SESSION_SECRET: 'test-session-secret-that-is-long-enough-0123456789' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+  }
+
+  function exitOf(child: ReturnType<typeof startProcess>): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  }
+
+  test('exits non-zero when the database is unreachable at start, so the supervisor restarts it', { timeout: 30_000 }, async () => {
+    const child = startProcess(`postgres://postgres@127.0.0.1:${await freePort()}/nowhere`);
+    const { code } = await exitOf(child);
+    assert.equal(code, 1);
+  });
+
+  test('stops cleanly on SIGTERM', { timeout: 60_000 }, async () => {
+    const database = await createTestDatabase();
+    try {
+      const child = startProcess(database.url, 'info');
+      const exited = exitOf(child);
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      await waitFor(() => (output.includes('"msg":"worker running"') ? true : undefined), 'the worker to start', 30_000);
+      child.kill('SIGTERM');
+      assert.deepEqual(await exited, { code: 0, signal: null });
+    } finally {
+      await database.drop();
+    }
+  });
+});
