@@ -10,7 +10,7 @@ import type { PageView } from '../presenters/pagePresenter.ts';
 
 export const DEFAULT_PAGE_LIST_LIMIT = 500;
 export const MAX_PAGE_LIST_LIMIT = 1000;
-// Later batches grow (the caller sees little of the pond), up to this many rows per query.
+// Later batches are sized from the share of readable rows so far, up to this many rows per query.
 const MAX_BATCH = 10_000;
 
 /** Where a listing continues: the (created_at, id) of the last row handed out. */
@@ -156,6 +156,8 @@ export async function listVisiblePages(sequelize: Sequelize, access: SubjectAcce
   let after = options.cursor ?? null;
   // One row more than asked tells whether another page of results exists.
   let batchSize = limit + 1;
+  let seen = 0;
+  let kept = 0;
   for (;;) {
     const rows = await fetchBatch(sequelize, {
       pondId,
@@ -165,7 +167,9 @@ export async function listVisiblePages(sequelize: Sequelize, access: SubjectAcce
       limit: batchSize,
     });
     for (const row of rows) {
+      seen += 1;
       if (!readable(row.id)) continue;
+      kept += 1;
       if (items.length === limit) return { items, nextCursor: encodePageCursor({ createdKey: lastKept!.created_utc, id: lastKept!.id }) };
       items.push(toView(row, pondId, row.parent_id !== null && readable(row.parent_id)));
       lastKept = row;
@@ -173,7 +177,10 @@ export async function listVisiblePages(sequelize: Sequelize, access: SubjectAcce
     const last = rows.at(-1);
     if (rows.length < batchSize || !last) return { items, nextCursor: null };
     after = { createdKey: last.created_utc, id: last.id };
-    batchSize = Math.min(batchSize * 2, Math.max(MAX_BATCH, limit + 1));
+    // Size the next batch from the share of rows kept so far (with some slack), not by doubling:
+    // doubling read ~3 rows per row handed out when a tenth of the pond is hidden.
+    const keptShare = Math.max(kept / seen, 0.01);
+    batchSize = Math.min(Math.ceil(((limit + 1 - items.length) / keptShare) * 1.25) + 8, Math.max(MAX_BATCH, limit + 1));
   }
 }
 

@@ -23,6 +23,7 @@ const ALLOWED: Record<string, string> = {
   'api/db/migrations/0002-access.ts': 'schema',
   'api/testing/accessFixtures.ts': 'test seeding',
   'scripts/bench/access.ts': 'benchmark seeding',
+  'scripts/bench/tree.ts': 'benchmark seeding',
 };
 
 const TOUCHES_GRANTS = /\bGrant\.(?:create|find\w*|destroy|update|count|bulkCreate|upsert|sequelize)\b|\b(?:FROM|JOIN|INTO|UPDATE)\s+grants\b/;
