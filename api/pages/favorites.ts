@@ -8,11 +8,12 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Page } from '../models/index.ts';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
 import { presentPage, type PageView } from '../presenters/pagePresenter.ts';
-import { encodePageCursor, type PageCursor } from './pageListing.ts';
+import type { PageCursor } from './pageCursor.ts';
+import { collectReadable, liveReadability } from './readableBatches.ts';
 
 export const DEFAULT_FAVORITE_LIST_LIMIT = 100;
 export const MAX_FAVORITE_LIST_LIMIT = 500;
-// Later batches grow (many favorites may have become unreadable), up to this many rows per query.
+// Later batches grow when many favorites have become unreadable, up to this many rows per query.
 const MAX_BATCH = 2_000;
 
 export interface FavoriteView extends PageView {
@@ -105,34 +106,14 @@ function toView(row: FavoriteRow, pondId: string, parentReadable: boolean): Favo
  */
 export async function listFavorites(sequelize: Sequelize, access: SubjectAccess, userId: string, options: FavoriteListingOptions = {}): Promise<FavoriteListing> {
   const pondId = access.data.pondId;
-  const limit = options.limit ?? DEFAULT_FAVORITE_LIST_LIMIT;
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
-  const verdicts = new Map<string, boolean>();
-  const readable = (id: string): boolean => {
-    let verdict = verdicts.get(id);
-    if (verdict === undefined) {
-      verdict = access.page({ id, trashedAt: null }, 'read').allowed;
-      verdicts.set(id, verdict);
-    }
-    return verdict;
-  };
-
-  const items: FavoriteView[] = [];
-  let lastKept: FavoriteRow | null = null;
-  let after = options.cursor ?? null;
-  // One row more than asked tells whether another page of results exists.
-  let batchSize = limit + 1;
-  for (;;) {
-    const rows = await fetchBatch(sequelize, { userId, pondId, after, limit: batchSize });
-    for (const row of rows) {
-      if (!readable(row.page_id)) continue;
-      if (items.length === limit) return { items, nextCursor: encodePageCursor({ createdKey: lastKept!.favorited_utc, id: lastKept!.page_id }) };
-      items.push(toView(row, pondId, row.parent_id !== null && readable(row.parent_id)));
-      lastKept = row;
-    }
-    const last = rows.at(-1);
-    if (rows.length < batchSize || !last) return { items, nextCursor: null };
-    after = { createdKey: last.favorited_utc, id: last.page_id };
-    batchSize = Math.min(batchSize * 2, Math.max(MAX_BATCH, limit + 1));
-  }
+  const readable = liveReadability(access);
+  const { rows, nextCursor } = await collectReadable({
+    limit: options.limit ?? DEFAULT_FAVORITE_LIST_LIMIT,
+    after: options.cursor ?? null,
+    fetch: (after, limit) => fetchBatch(sequelize, { userId, pondId, after, limit }),
+    keyOf: (row) => ({ createdKey: row.favorited_utc, id: row.page_id }),
+    keep: (row) => readable(row.page_id),
+    maxBatch: MAX_BATCH,
+  });
+  return { items: rows.map((row) => toView(row, pondId, row.parent_id !== null && readable(row.parent_id))), nextCursor };
 }

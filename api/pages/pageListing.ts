@@ -5,20 +5,15 @@
  * query per page). Ordered by (createdAt, id); the cursor is the last row's key.
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { isUuid, type SubjectAccess } from '../policies/accessPolicy.ts';
+import type { SubjectAccess } from '../policies/accessPolicy.ts';
 import type { PageView } from '../presenters/pagePresenter.ts';
+import { isoFromUtcText, type PageCursor } from './pageCursor.ts';
+import { collectReadable, liveReadability } from './readableBatches.ts';
 
 export const DEFAULT_PAGE_LIST_LIMIT = 500;
 export const MAX_PAGE_LIST_LIMIT = 1000;
 // Later batches are sized from the share of readable rows so far, up to this many rows per query.
 const MAX_BATCH = 10_000;
-
-/** Where a listing continues: the (created_at, id) of the last row handed out. */
-export interface PageCursor {
-  /** created_at in UTC as Postgres prints it (microseconds kept), so the keyset comparison is exact. */
-  createdKey: string;
-  id: string;
-}
 
 export interface PageListingOptions {
   /** Inclusive lower bounds; an ISO 8601 timestamp with offset, or a Date. */
@@ -48,30 +43,6 @@ interface PageRow {
   updated_utc: string;
   created_by: string | null;
   updated_by: string | null;
-}
-
-const UTC_TEXT_PATTERN = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?$/;
-
-/** `2024-06-15 12:00:00.123456` → `2024-06-15T12:00:00.123Z`, truncated to milliseconds as a Date's ISO form is. */
-function isoFromUtcText(text: string): string {
-  const milliseconds = text.length > 20 ? text.slice(20, 23).padEnd(3, '0') : '000';
-  return `${text.slice(0, 10)}T${text.slice(11, 19)}.${milliseconds}Z`;
-}
-
-export function encodePageCursor(cursor: PageCursor): string {
-  return Buffer.from(`${cursor.createdKey}|${cursor.id}`, 'utf8').toString('base64url');
-}
-
-/** The cursor, or null when the text is not one we handed out. */
-export function decodePageCursor(text: string): PageCursor | null {
-  const decoded = Buffer.from(text, 'base64url').toString('utf8');
-  const [createdKey, id, ...rest] = decoded.split('|');
-  if (rest.length > 0 || !createdKey || !UTC_TEXT_PATTERN.test(createdKey) || !isUuid(id)) return null;
-  // The pattern admits impossible dates (month 13, 31 February) that Postgres would refuse with a 500.
-  const iso = isoFromUtcText(createdKey);
-  const parsed = Date.parse(iso);
-  if (Number.isNaN(parsed) || new Date(parsed).toISOString() !== iso) return null;
-  return { createdKey, id: id.toLowerCase() };
 }
 
 function asTimestamp(value: string | Date): string {
@@ -138,50 +109,18 @@ function toView(row: PageRow, pondId: string, parentReadable: boolean): PageView
  */
 export async function listVisiblePages(sequelize: Sequelize, access: SubjectAccess, options: PageListingOptions = {}): Promise<PageListing> {
   const pondId = access.data.pondId;
-  const limit = options.limit ?? DEFAULT_PAGE_LIST_LIMIT;
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
-  // Parents are shared by their children: remember each verdict once it is resolved.
-  const verdicts = new Map<string, boolean>();
-  const readable = (id: string): boolean => {
-    let verdict = verdicts.get(id);
-    if (verdict === undefined) {
-      verdict = access.page({ id, trashedAt: null }, 'read').allowed;
-      verdicts.set(id, verdict);
-    }
-    return verdict;
-  };
-
-  const items: PageView[] = [];
-  let lastKept: PageRow | null = null;
-  let after = options.cursor ?? null;
-  // One row more than asked tells whether another page of results exists.
-  let batchSize = limit + 1;
-  let seen = 0;
-  let kept = 0;
-  for (;;) {
-    const rows = await fetchBatch(sequelize, {
-      pondId,
-      createdSince: options.createdSince ? asTimestamp(options.createdSince) : null,
-      updatedSince: options.updatedSince ? asTimestamp(options.updatedSince) : null,
-      after,
-      limit: batchSize,
-    });
-    for (const row of rows) {
-      seen += 1;
-      if (!readable(row.id)) continue;
-      kept += 1;
-      if (items.length === limit) return { items, nextCursor: encodePageCursor({ createdKey: lastKept!.created_utc, id: lastKept!.id }) };
-      items.push(toView(row, pondId, row.parent_id !== null && readable(row.parent_id)));
-      lastKept = row;
-    }
-    const last = rows.at(-1);
-    if (rows.length < batchSize || !last) return { items, nextCursor: null };
-    after = { createdKey: last.created_utc, id: last.id };
-    // Size the next batch from the share of rows kept so far (with some slack), not by doubling:
-    // doubling read ~3 rows per row handed out when a tenth of the pond is hidden.
-    const keptShare = Math.max(kept / seen, 0.01);
-    batchSize = Math.min(Math.ceil(((limit + 1 - items.length) / keptShare) * 1.25) + 8, Math.max(MAX_BATCH, limit + 1));
-  }
+  const readable = liveReadability(access);
+  const createdSince = options.createdSince ? asTimestamp(options.createdSince) : null;
+  const updatedSince = options.updatedSince ? asTimestamp(options.updatedSince) : null;
+  const { rows, nextCursor } = await collectReadable({
+    limit: options.limit ?? DEFAULT_PAGE_LIST_LIMIT,
+    after: options.cursor ?? null,
+    fetch: (after, limit) => fetchBatch(sequelize, { pondId, createdSince, updatedSince, after, limit }),
+    keyOf: (row) => ({ createdKey: row.created_utc, id: row.id }),
+    keep: (row) => readable(row.id),
+    maxBatch: MAX_BATCH,
+  });
+  return { items: rows.map((row) => toView(row, pondId, row.parent_id !== null && readable(row.parent_id))), nextCursor };
 }
 
 /** The same query over every live page of the pond, unfiltered: the benchmark's baseline. */

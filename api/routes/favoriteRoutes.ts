@@ -6,21 +6,11 @@
 import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import { addFavorite, DEFAULT_FAVORITE_LIST_LIMIT, listFavorites, MAX_FAVORITE_LIST_LIMIT, removeFavorite } from '../pages/favorites.ts';
-import { decodePageCursor } from '../pages/pageListing.ts';
+import { pageCursorField } from '../pages/pageCursor.ts';
 
 const listFavoritesQuery = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_FAVORITE_LIST_LIMIT).default(DEFAULT_FAVORITE_LIST_LIMIT),
-  cursor: z
-    .string()
-    .transform((text, context) => {
-      const cursor = decodePageCursor(text);
-      if (!cursor) {
-        context.addIssue({ code: 'custom', input: text });
-        return z.NEVER;
-      }
-      return cursor;
-    })
-    .optional(),
+  cursor: pageCursorField,
 });
 
 export const favoriteRoutes: AnyRoute[] = [

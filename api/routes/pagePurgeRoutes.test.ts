@@ -15,20 +15,16 @@ import { storedFilePath } from '../files/fileStore.ts';
 import { Page, type Pond } from '../models/index.ts';
 import { seedGrant, seedLabel, seedPageLabels } from '../testing/accessFixtures.ts';
 import { completeSetup, createVerifiedUser, resetRateLimits } from '../testing/fixtures.ts';
+import { buildPageTree, liveOutline, type PageShape } from '../testing/pageTreeFixtures.ts';
 import { assertError, assertFieldError, MISSING_UUID, PAGE_VIEW_KEYS, seedTeamPondFor, signInUsers, type SignedIn } from '../testing/pondTestSetup.ts';
 import { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
-
-/** A page tree by title, children in order: `{ R: { S1: {}, X: {} } }`. */
-type Shape = { [title: string]: Shape };
 
 interface TrashEntry {
   trashedAt: string;
   trashedBy: { id: string; displayName: string } | null;
   pages: { id: string }[];
 }
-
-const byPosition = (a: { position: string }, b: { position: string }) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0);
 
 describe('page purge and the trash list', () => {
   let instance: TestInstance;
@@ -42,6 +38,8 @@ describe('page purge and the trash list', () => {
   const trash = (client: TestClient, pageId: string, mode = 'promote') => client.request('DELETE', `/pages/${pageId}?mode=${mode}`);
   const purge = (client: TestClient, pageId: string) => client.request('DELETE', `/pages/${pageId}/purge`);
   const trashList = (client: TestClient, pondId: string, query = '') => client.get(`/ponds/${pondId}/trash${query ? `?${query}` : ''}`);
+  const build = (pondId: string, shape: PageShape) => buildPageTree(editor.client, pondId, shape);
+  const outline = (pondId: string) => liveOutline(instance.services.sequelize, pondId);
 
   async function sql<T extends object>(query: string, replacements: Record<string, unknown> = {}): Promise<T[]> {
     return instance.services.sequelize.query<T>(query, { replacements, type: QueryTypes.SELECT });
@@ -50,40 +48,6 @@ describe('page purge and the trash list', () => {
   async function count(query: string, replacements: Record<string, unknown>): Promise<number> {
     const [row] = await sql<{ count: number }>(query, replacements);
     return Number(row!.count);
-  }
-
-  /** Creates the shape through the API as `editor` (so positions are real); title → id. */
-  async function build(pondId: string, shape: Shape): Promise<(title: string) => string> {
-    const ids = new Map<string, string>();
-    const create = async (children: Shape, parentId: string | null) => {
-      for (const [title, grandchildren] of Object.entries(children)) {
-        const response = await editor.client.post(`/ponds/${pondId}/pages`, { title, parentId });
-        assert.equal(response.status, 201, response.text);
-        ids.set(title, response.body.id);
-        await create(grandchildren, response.body.id);
-      }
-    };
-    await create(shape, null);
-    return (title) => {
-      const id = ids.get(title);
-      assert.ok(id, `no page ${title}`);
-      return id;
-    };
-  }
-
-  /** The live tree as text, `R[S1 X[c1] S2]`, siblings sorted by position. */
-  async function outline(pondId: string): Promise<string> {
-    const rows = await sql<{ id: string; title: string; parent_id: string | null; position: string }>(
-      `SELECT id, title, parent_id, position FROM pages WHERE pond_id = :pondId AND trashed_at IS NULL`,
-      { pondId },
-    );
-    const render = (parentId: string | null): string =>
-      rows
-        .filter((row) => row.parent_id === parentId)
-        .sort(byPosition)
-        .map((row) => (render(row.id) ? `${row.title}[${render(row.id)}]` : row.title))
-        .join(' ');
-    return render(null);
   }
 
   async function pageRow(pageId: string) {

@@ -8,7 +8,8 @@ import { createPage, updatePage } from '../commands/pageCommands.ts';
 import { notFound } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import type { Page, Pond } from '../models/index.ts';
-import { decodePageCursor, DEFAULT_PAGE_LIST_LIMIT, listVisiblePages, MAX_PAGE_LIST_LIMIT } from '../pages/pageListing.ts';
+import { pageCursorField } from '../pages/pageCursor.ts';
+import { DEFAULT_PAGE_LIST_LIMIT, listVisiblePages, MAX_PAGE_LIST_LIMIT } from '../pages/pageListing.ts';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
 import { slugSchema } from '../ponds/slugs.ts';
 import { onePlacement, placementFields } from './pagePlacementSchema.ts';
@@ -39,17 +40,7 @@ const listPagesQuery = z.object({
   createdSince: sinceSchema.optional(),
   updatedSince: sinceSchema.optional(),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIST_LIMIT).default(DEFAULT_PAGE_LIST_LIMIT),
-  cursor: z
-    .string()
-    .transform((text, context) => {
-      const cursor = decodePageCursor(text);
-      if (!cursor) {
-        context.addIssue({ code: 'custom', input: text });
-        return z.NEVER;
-      }
-      return cursor;
-    })
-    .optional(),
+  cursor: pageCursorField,
 });
 
 interface DetailRow {

@@ -10,12 +10,10 @@ import { QueryTypes } from 'sequelize';
 import type { Pond } from '../models/index.ts';
 import { seedGrant } from '../testing/accessFixtures.ts';
 import { completeSetup, resetRateLimits } from '../testing/fixtures.ts';
+import { buildPageTree, liveOutline, type PageShape } from '../testing/pageTreeFixtures.ts';
 import { assertError, assertFieldError, MISSING_UUID, seedTeamPondFor, signInUsers, type SignedIn } from '../testing/pondTestSetup.ts';
 import { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
-
-/** A page tree by title, children in order: `{ R: { S1: {}, X: {} } }`. */
-type Shape = { [title: string]: Shape };
 
 interface PageRow {
   parent_id: string | null;
@@ -24,8 +22,6 @@ interface PageRow {
   trashed_by: string | null;
   vector_null: boolean;
 }
-
-const byPosition = (a: { position: string }, b: { position: string }) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0);
 
 /** Every ordering of `items`. */
 function permutations<T>(items: readonly T[]): T[][] {
@@ -44,50 +40,11 @@ describe('page trash and restore', () => {
   const seedTeamPond = (): Promise<Pond> => seedTeamPondFor(owner.user.id, editor.user.id, reader.user.id);
   const trash = (client: TestClient, pageId: string, mode?: string) => client.request('DELETE', `/pages/${pageId}${mode ? `?mode=${mode}` : ''}`);
   const restore = (client: TestClient, pageId: string) => client.post(`/pages/${pageId}/restore`);
+  const build = (pondId: string, shape: PageShape) => buildPageTree(editor.client, pondId, shape);
+  const outline = (pondId: string) => liveOutline(instance.services.sequelize, pondId);
 
   async function sql<T extends object>(query: string, replacements: Record<string, unknown> = {}): Promise<T[]> {
     return instance.services.sequelize.query<T>(query, { replacements, type: QueryTypes.SELECT });
-  }
-
-  /** Creates the shape through the API as `editor` (so positions are real); title → id. */
-  async function build(pondId: string, shape: Shape): Promise<(title: string) => string> {
-    const ids = new Map<string, string>();
-    const create = async (children: Shape, parentId: string | null) => {
-      for (const [title, grandchildren] of Object.entries(children)) {
-        const response = await editor.client.post(`/ponds/${pondId}/pages`, { title, parentId });
-        assert.equal(response.status, 201, response.text);
-        ids.set(title, response.body.id);
-        await create(grandchildren, response.body.id);
-      }
-    };
-    await create(shape, null);
-    return (title) => {
-      const id = ids.get(title);
-      assert.ok(id, `no page ${title}`);
-      return id;
-    };
-  }
-
-  /** The live tree as text, `R[S1 X[c1] S2]`, siblings sorted by position; every live page must hang in it. */
-  async function outline(pondId: string): Promise<string> {
-    const rows = await sql<{ id: string; title: string; parent_id: string | null; position: string }>(
-      `SELECT id, title, parent_id, position FROM pages WHERE pond_id = :pondId AND trashed_at IS NULL`,
-      { pondId },
-    );
-    let rendered = 0;
-    const render = (parentId: string | null): string =>
-      rows
-        .filter((row) => row.parent_id === parentId)
-        .sort(byPosition)
-        .map((row) => {
-          rendered += 1;
-          const inner = render(row.id);
-          return inner ? `${row.title}[${inner}]` : row.title;
-        })
-        .join(' ');
-    const text = render(null);
-    assert.equal(rendered, rows.length, `live pages under a trashed parent: ${text}`);
-    return text;
   }
 
   async function pageRow(pageId: string): Promise<PageRow> {
@@ -262,7 +219,7 @@ describe('page trash and restore', () => {
       assert.equal(await outline(pond.id), 'R[A[B[C] D E] Z]');
     });
 
-    const chain: Shape = { P: {}, A: { A1: {}, B: { B1: {}, C: { C1: {} }, B2: {} }, A2: {} }, Q: {} };
+    const chain: PageShape = { P: {}, A: { A1: {}, B: { B1: {}, C: { C1: {} }, B2: {} }, A2: {} }, Q: {} };
     const original = 'P A[A1 B[B1 C[C1] B2] A2] Q';
 
     /** Restores `order` one by one (409 page_not_trashed for a page an earlier restore brought back) and checks the tree. */

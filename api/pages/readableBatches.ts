@@ -1,0 +1,60 @@
+/**
+ * Keyset pagination over rows filtered in memory by the caller's access: fetch a batch, keep
+ * the readable rows, and fetch more until `limit` rows are kept. Used by the page list and
+ * the favorites list, which both page by (timestamp, id).
+ */
+import type { SubjectAccess } from '../policies/accessPolicy.ts';
+import { encodePageCursor, type PageCursor } from './pageCursor.ts';
+
+export interface ReadableBatchesOptions<Row> {
+  limit: number;
+  after: PageCursor | null;
+  /** Rows after `after` in key order, at most `limit` (null: no limit). */
+  fetch: (after: PageCursor | null, limit: number) => Promise<Row[]>;
+  keyOf: (row: Row) => PageCursor;
+  keep: (row: Row) => boolean;
+  /** Most rows one query may fetch. */
+  maxBatch: number;
+}
+
+/** Up to `limit` kept rows and the cursor after the last of them when more may follow. */
+export async function collectReadable<Row>(options: ReadableBatchesOptions<Row>): Promise<{ rows: Row[]; nextCursor: string | null }> {
+  const { limit } = options;
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+  const kept: Row[] = [];
+  let after = options.after;
+  // One row more than asked tells whether another page of results exists.
+  let batchSize = limit + 1;
+  let seenCount = 0;
+  let keptCount = 0;
+  for (;;) {
+    const rows = await options.fetch(after, batchSize);
+    for (const row of rows) {
+      seenCount += 1;
+      if (!options.keep(row)) continue;
+      keptCount += 1;
+      if (kept.length === limit) return { rows: kept, nextCursor: encodePageCursor(options.keyOf(kept.at(-1)!)) };
+      kept.push(row);
+    }
+    const last = rows.at(-1);
+    if (rows.length < batchSize || !last) return { rows: kept, nextCursor: null };
+    after = options.keyOf(last);
+    // Size the next batch from the share of rows kept so far (with some slack), not by doubling:
+    // doubling read ~3 rows per row handed out when a tenth of the pond is hidden.
+    const keptShare = Math.max(keptCount / seenCount, 0.01);
+    batchSize = Math.min(Math.ceil(((limit + 1 - kept.length) / keptShare) * 1.25) + 8, Math.max(options.maxBatch, limit + 1));
+  }
+}
+
+/** `access.page(id, 'read')` for live pages, each verdict resolved once (parents are shared). */
+export function liveReadability(access: SubjectAccess): (pageId: string) => boolean {
+  const verdicts = new Map<string, boolean>();
+  return (pageId) => {
+    let verdict = verdicts.get(pageId);
+    if (verdict === undefined) {
+      verdict = access.page({ id: pageId, trashedAt: null }, 'read').allowed;
+      verdicts.set(pageId, verdict);
+    }
+    return verdict;
+  };
+}
