@@ -28,8 +28,8 @@ export interface MovePageProps {
 }
 
 /**
- * Moves a page. The caller needs write on the page (the route checks it) and, when the
- * parent changes, write on the new parent (on the pond for the top level). Refuses a
+ * Moves a page. The caller needs write on the page (the route checks it) and on the target
+ * parent (on the pond for the top level), also when the parent stays. Refuses a
  * parent inside the page's own subtree (`page_cycle`) and a result deeper than
  * `MAX_PAGE_DEPTH` for any page of the moved subtree (`page_depth_exceeded`, 409).
  */
@@ -44,11 +44,10 @@ export async function movePage(sequelize: Sequelize, props: MovePageProps): Prom
       if (!page) throw new ApiError('not_found', 404);
       if (page.trashed_at) throw new ApiError('page_trashed', 404, { trashedAt: page.trashed_at.toISOString() });
       const parentId = input.parentId === undefined ? page.parent_id : input.parentId;
-      if (parentId !== page.parent_id) {
-        if (parentId === null) {
-          if (!access.pond('write').allowed) throw forbidden();
-        } else await assertUsableParent(tree, access, page.id, parentId);
-      }
+      // The order of a sibling group belongs to its parent: even a reorder in place needs write on it.
+      if (parentId === null) {
+        if (!access.pond('write').allowed) throw forbidden();
+      } else await assertUsableParent(tree, access, page.id, parentId);
       const position = await placementKey(tree, access, parentId, input, page.id);
       await tree.execute(
         `UPDATE pages SET parent_id = :parentId, position = :position, home_parent_id = NULL, home_position = NULL, updated_at = now()

@@ -202,16 +202,25 @@ describe('PATCH /pages/:id/position', () => {
     assert.equal((await move(owner.client, a, { parentId: locked })).status, 200);
   });
 
-  test('moving to the top level needs write on the pond; reordering in place needs write on the page only', async () => {
+  test('the target parent must be writable, also for a reorder in place; the top level needs write on the pond', async () => {
     const parent = await createPage('Parent');
     const child = await createPage('Child', parent);
     const sibling = await createPage('Sibling', parent);
-    // A page-scope editor (reader of the pond) of the child.
+    const top = await createPage('Top');
+    // A page-scope editor (reader of the pond) of the child and of the top-level page.
     await seedGrant(pond.id, { subject: { type: 'user', id: reader.user.id }, role: 'editor', scope: { type: 'page', id: child } });
+    await seedGrant(pond.id, { subject: { type: 'user', id: reader.user.id }, role: 'editor', scope: { type: 'page', id: top } });
     assertError(await move(reader.client, child, { parentId: null }), 403, 'forbidden');
+    assertError(await move(reader.client, child, { after: sibling }), 403, 'forbidden');
+    assertError(await move(reader.client, top, { index: 0 }), 403, 'forbidden');
+    assert.deepEqual(await childrenOf(parent), ['Child', 'Sibling']);
+    // With write on the parent as well, the reorder goes through.
+    await seedGrant(pond.id, { subject: { type: 'user', id: reader.user.id }, role: 'editor', scope: { type: 'page', id: parent } });
     const reorder = await move(reader.client, child, { after: sibling });
     assert.equal(reorder.status, 200, reorder.text);
     assert.deepEqual(await childrenOf(parent), ['Sibling', 'Child']);
+    // Moving under a page it may write, out of the top level: allowed.
+    assert.equal((await move(reader.client, top, { parentId: child })).status, 200);
   });
 
   test('a pond in the trash refuses moves', async () => {
