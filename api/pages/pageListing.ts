@@ -15,6 +15,20 @@ export const MAX_PAGE_LIST_LIMIT = 1000;
 // Later batches are sized from the share of readable rows so far, up to this many rows per query.
 const MAX_BATCH = 10_000;
 
+/**
+ * The share of rows the last listing of a caller in a pond kept: a client paging through the
+ * list fetches its next page in one query instead of two. Only a sizing hint, so a small map
+ * that forgets its oldest entries is enough.
+ */
+const keptShares = new Map<string, number>();
+const MAX_REMEMBERED_SHARES = 1_000;
+
+function rememberShare(key: string, share: number): void {
+  keptShares.delete(key);
+  keptShares.set(key, share);
+  if (keptShares.size > MAX_REMEMBERED_SHARES) keptShares.delete(keptShares.keys().next().value!);
+}
+
 export interface PageListingOptions {
   /** Inclusive lower bounds; an ISO 8601 timestamp with offset, or a Date. */
   createdSince?: string | Date | null;
@@ -112,14 +126,17 @@ export async function listVisiblePages(sequelize: Sequelize, access: SubjectAcce
   const readable = liveReadability(access);
   const createdSince = options.createdSince ? asTimestamp(options.createdSince) : null;
   const updatedSince = options.updatedSince ? asTimestamp(options.updatedSince) : null;
-  const { rows, nextCursor } = await collectReadable({
+  const shareKey = `${pondId}|${access.subject.userId ?? 'anonymous'}`;
+  const { rows, nextCursor, keptShare } = await collectReadable({
     limit: options.limit ?? DEFAULT_PAGE_LIST_LIMIT,
     after: options.cursor ?? null,
     fetch: (after, limit) => fetchBatch(sequelize, { pondId, createdSince, updatedSince, after, limit }),
     keyOf: (row) => ({ createdKey: row.created_utc, id: row.id }),
     keep: (row) => readable(row.id),
     maxBatch: MAX_BATCH,
+    expectedShare: keptShares.get(shareKey),
   });
+  rememberShare(shareKey, keptShare);
   return { items: rows.map((row) => toView(row, pondId, row.parent_id !== null && readable(row.parent_id))), nextCursor };
 }
 

@@ -15,16 +15,30 @@ export interface ReadableBatchesOptions<Row> {
   keep: (row: Row) => boolean;
   /** Most rows one query may fetch. */
   maxBatch: number;
+  /** The share of rows kept by an earlier listing of the same caller, to size the first batch. */
+  expectedShare?: number | undefined;
+}
+
+export interface ReadableBatch<Row> {
+  rows: Row[];
+  nextCursor: string | null;
+  /** Kept rows ÷ fetched rows (1 when nothing was fetched). */
+  keptShare: number;
+}
+
+/** The batch that should hold `wanted` kept rows when `share` of the rows are kept, with some slack. */
+function batchFor(wanted: number, share: number, maxBatch: number): number {
+  return Math.min(Math.ceil((wanted / Math.max(share, 0.01)) * 1.25) + 8, Math.max(maxBatch, wanted));
 }
 
 /** Up to `limit` kept rows and the cursor after the last of them when more may follow. */
-export async function collectReadable<Row>(options: ReadableBatchesOptions<Row>): Promise<{ rows: Row[]; nextCursor: string | null }> {
+export async function collectReadable<Row>(options: ReadableBatchesOptions<Row>): Promise<ReadableBatch<Row>> {
   const { limit } = options;
   if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
   const kept: Row[] = [];
   let after = options.after;
   // One row more than asked tells whether another page of results exists.
-  let batchSize = limit + 1;
+  let batchSize = options.expectedShare === undefined || options.expectedShare >= 1 ? limit + 1 : batchFor(limit + 1, options.expectedShare, options.maxBatch);
   let seenCount = 0;
   let keptCount = 0;
   for (;;) {
@@ -33,16 +47,15 @@ export async function collectReadable<Row>(options: ReadableBatchesOptions<Row>)
       seenCount += 1;
       if (!options.keep(row)) continue;
       keptCount += 1;
-      if (kept.length === limit) return { rows: kept, nextCursor: encodePageCursor(options.keyOf(kept.at(-1)!)) };
+      if (kept.length === limit) return { rows: kept, nextCursor: encodePageCursor(options.keyOf(kept.at(-1)!)), keptShare: keptCount / seenCount };
       kept.push(row);
     }
     const last = rows.at(-1);
-    if (rows.length < batchSize || !last) return { rows: kept, nextCursor: null };
+    if (rows.length < batchSize || !last) return { rows: kept, nextCursor: null, keptShare: seenCount === 0 ? 1 : keptCount / seenCount };
     after = options.keyOf(last);
-    // Size the next batch from the share of rows kept so far (with some slack), not by doubling:
-    // doubling read ~3 rows per row handed out when a tenth of the pond is hidden.
-    const keptShare = Math.max(keptCount / seenCount, 0.01);
-    batchSize = Math.min(Math.ceil(((limit + 1 - kept.length) / keptShare) * 1.25) + 8, Math.max(options.maxBatch, limit + 1));
+    // Size the next batch from the share of rows kept so far, not by doubling: doubling read
+    // ~3 rows per row handed out when a tenth of the pond is hidden.
+    batchSize = batchFor(limit + 1 - kept.length, keptCount / seenCount, options.maxBatch);
   }
 }
 
