@@ -4,12 +4,12 @@
  * refuses the write. The unique slug index stays the final word: a derived slug that lost
  * a race is derived again, a given one answers `slug_taken`.
  */
-import type { Sequelize, Transaction } from 'sequelize';
-import { ApiError, forbidden, notFound } from '../http/apiError.ts';
+import type { Sequelize } from 'sequelize';
+import { ApiError, notFound } from '../http/apiError.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { Page, type Pond } from '../models/index.ts';
 import { derivePageSlug, isPageSlugConflict, pageSlugTaken } from '../pages/pageSlugs.ts';
-import { placementKey, TreeFieldError, type Placement } from '../pages/pagePlacement.ts';
+import { assertUsableLiveParent, placementKey, TreeFieldError, type Placement } from '../pages/pagePlacement.ts';
 import { MAX_PAGE_DEPTH, PageTree } from '../pages/pageTree.ts';
 import { lockPondTree } from '../ponds/pondLock.ts';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
@@ -34,33 +34,21 @@ export interface CreatePageProps {
   locale: () => Promise<Locale>;
 }
 
-/**
- * The parent a new page goes under. Missing, elsewhere, trashed and unreadable all answer
- * the same field error, so the answer reveals nothing the caller cannot see; readable but
- * not writable is 403.
- */
-async function usableParent(props: CreatePageProps, parentId: string, transaction: Transaction): Promise<Page> {
-  const parent = await Page.findOne({ where: { id: parentId, pondId: props.pond.id }, transaction });
-  if (!parent || parent.trashedAt || !props.access.page(parent, 'read').allowed) throw new TreeFieldError('parentId', 'invalid_parent');
-  if (!props.access.page(parent, 'write').allowed) throw forbidden();
-  return parent;
-}
-
 async function createPageOnce(sequelize: Sequelize, props: CreatePageProps): Promise<Page> {
   const { pond, input, userId } = props;
   return sequelize.transaction(async (transaction) => {
     await lockPondTree(sequelize, pond.id, transaction);
     const tree = new PageTree(sequelize, pond.id, transaction);
-    const parent = input.parentId ? await usableParent(props, input.parentId, transaction) : null;
-    if (parent && (await tree.depth(parent.id)) + 1 > MAX_PAGE_DEPTH) {
-      throw new ApiError('page_depth_exceeded', 409, { maxDepth: MAX_PAGE_DEPTH });
+    const parentId = input.parentId ?? null;
+    if (parentId !== null) {
+      await assertUsableLiveParent(tree, props.access, parentId);
+      if ((await tree.depth(parentId)) + 1 > MAX_PAGE_DEPTH) throw new ApiError('page_depth_exceeded', 409, { maxDepth: MAX_PAGE_DEPTH });
     }
     let slug: string;
     if (input.slug !== undefined) {
       if (await pageSlugTaken(sequelize, pond.id, input.slug, { transaction })) throw new ApiError('slug_taken', 409, { slug: input.slug });
       slug = input.slug;
     } else slug = await derivePageSlug(sequelize, pond.id, input.title, transaction);
-    const parentId = parent?.id ?? null;
     const position = await placementKey(tree, props.access, parentId, input, null);
     const page = await Page.create(
       {

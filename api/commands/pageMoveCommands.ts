@@ -8,7 +8,7 @@ import type { Sequelize } from 'sequelize';
 import { ApiError, forbidden } from '../http/apiError.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { Page } from '../models/index.ts';
-import { placementKey, TreeFieldError, withTreeFieldErrors, type Placement } from '../pages/pagePlacement.ts';
+import { assertParentAccess, assertUsableLiveParent, placementKey, withTreeFieldErrors, type Placement } from '../pages/pagePlacement.ts';
 import { MAX_PAGE_DEPTH, PageTree } from '../pages/pageTree.ts';
 import { lockPondTree } from '../ponds/pondLock.ts';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
@@ -47,6 +47,9 @@ export async function movePage(sequelize: Sequelize, props: MovePageProps): Prom
       // The order of a sibling group belongs to its parent: even a reorder in place needs write on it.
       if (parentId === null) {
         if (!access.pond('write').allowed) throw forbidden();
+      } else if (parentId === page.parent_id) {
+        // A reorder in place: the parent of a live page is live, and neither cycle nor depth can change.
+        assertParentAccess(access, parentId);
       } else await assertUsableParent(tree, access, page.id, parentId);
       const position = await placementKey(tree, access, parentId, input, page.id);
       await tree.execute(
@@ -63,9 +66,7 @@ export async function movePage(sequelize: Sequelize, props: MovePageProps): Prom
 /** The new parent must be live, readable and writable, outside the page's subtree, and leave room for it. */
 async function assertUsableParent(tree: PageTree, access: SubjectAccess, pageId: string, parentId: string): Promise<void> {
   if (parentId === pageId) throw new ApiError('page_cycle', 409, { parentId });
-  const parent = await tree.row(parentId);
-  if (!parent || parent.trashed_at || !access.page({ id: parent.id, trashedAt: null }, 'read').allowed) throw new TreeFieldError('parentId', 'invalid_parent');
-  if (!access.page({ id: parent.id, trashedAt: null }, 'write').allowed) throw forbidden();
+  await assertUsableLiveParent(tree, access, parentId);
   const ancestors = await tree.ancestors(parentId);
   if (ancestors.some((ancestor) => ancestor.id === pageId)) throw new ApiError('page_cycle', 409, { parentId });
   const depth = ancestors.length + 1 + (await tree.liveHeight(pageId));

@@ -93,19 +93,6 @@ export interface RestorePageProps {
   access: SubjectAccess;
 }
 
-/** The page and the descendants trashed together with it (same timestamp, connected through each other). */
-async function trashGroup(tree: PageTree, page: TreeRow): Promise<(TreeRow & { level: number })[]> {
-  return tree.query<TreeRow & { level: number }>(
-    `WITH RECURSIVE grp AS (
-         SELECT p.*, 1 AS level FROM pages p WHERE p.id = :pageId
-       UNION ALL
-         SELECT p.*, g.level + 1 FROM pages p JOIN grp g ON p.parent_id = g.id WHERE p.trashed_at = :trashedAt AND g.level < 64
-     )
-     SELECT id, pond_id, parent_id, position, trashed_at, home_parent_id, home_position, level FROM grp`,
-    { pageId: page.id, trashedAt: page.trashed_at },
-  );
-}
-
 interface RestoreTarget {
   parentId: string | null;
   position: string;
@@ -141,12 +128,7 @@ async function restoreTarget(tree: PageTree, page: TreeRow, height: number): Pro
 
 /** Live pages that waited for one of `restoredIds` go back under it, where the tree has room. */
 async function bringHomeWaitingPages(tree: PageTree, restoredIds: readonly string[]): Promise<void> {
-  const waiting = await tree.query<TreeRow>(
-    `SELECT id, pond_id, parent_id, position, trashed_at, home_parent_id, home_position FROM pages
-      WHERE home_parent_id IN (:restoredIds) AND trashed_at IS NULL ORDER BY home_position, id`,
-    { restoredIds: [...restoredIds] },
-  );
-  for (const page of waiting) {
+  for (const page of await tree.waitingFor(restoredIds)) {
     const home = page.home_parent_id!;
     const homeAncestors = await tree.ancestors(home);
     const fits = home !== page.id && !homeAncestors.some((ancestor) => ancestor.id === page.id) && homeAncestors.length + 1 + (await tree.liveHeight(page.id)) <= MAX_PAGE_DEPTH;
@@ -173,7 +155,7 @@ export async function restorePage(sequelize: Sequelize, props: RestorePageProps)
     const tree = new PageTree(sequelize, pondId, transaction);
     const page = await lockedPage(tree, props.pageId);
     assertTrashed(page);
-    const group = await trashGroup(tree, page);
+    const group = await tree.trashGroup(page);
     const blocked = group.filter((row) => !props.access.page({ id: row.id, trashedAt: row.trashed_at }, 'write').allowed);
     if (blocked.length > 0) throw forbidden({ reason: 'pages_not_writable', count: blocked.length });
     const target = await restoreTarget(tree, page, Math.max(...group.map((row) => row.level)));

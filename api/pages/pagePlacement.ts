@@ -8,7 +8,7 @@
  * pond lock is held).
  */
 import { generateKeyBetween } from 'fractional-indexing';
-import { ApiError } from '../http/apiError.ts';
+import { ApiError, forbidden } from '../http/apiError.ts';
 import type { Locale } from '../i18n/locale.ts';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
 import type { PageTree } from './pageTree.ts';
@@ -64,6 +64,23 @@ export async function withTreeFieldErrors<T>(locale: () => Promise<Locale>, work
     if (error instanceof TreeFieldError) throw await error.toApiError(locale);
     throw error;
   }
+}
+
+/** An unreadable parent answers like a missing one (nothing leaks); a readable one must be writable. */
+export function assertParentAccess(access: SubjectAccess, parentId: string): void {
+  if (!access.page({ id: parentId, trashedAt: null }, 'read').allowed) throw new TreeFieldError('parentId', 'invalid_parent');
+  if (!access.page({ id: parentId, trashedAt: null }, 'write').allowed) throw forbidden();
+}
+
+/**
+ * A parent for a new or moved page: a live page of this pond the caller may write. Missing,
+ * elsewhere, trashed and unreadable all answer the same field error; readable but not
+ * writable is 403.
+ */
+export async function assertUsableLiveParent(tree: PageTree, access: SubjectAccess, parentId: string): Promise<void> {
+  const parent = await tree.row(parentId);
+  if (!parent || parent.trashed_at) throw new TreeFieldError('parentId', 'invalid_parent');
+  assertParentAccess(access, parentId);
 }
 
 /**

@@ -90,10 +90,41 @@ export class PageTree {
     );
   }
 
-  /** Height of the live subtree under a page (a leaf = 1). */
+  /** A trashed page and the descendants trashed together with it (same timestamp, connected through each other). */
+  async trashGroup(page: TreeRow): Promise<(TreeRow & { level: number })[]> {
+    return this.query<TreeRow & { level: number }>(
+      `WITH RECURSIVE grp AS (
+           SELECT p.*, 1 AS level FROM pages p WHERE p.id = :pageId
+         UNION ALL
+           SELECT p.*, g.level + 1 FROM pages p JOIN grp g ON p.parent_id = g.id
+            WHERE p.trashed_at = :trashedAt AND g.level < ${CHAIN_GUARD}
+       )
+       SELECT ${TREE_COLUMNS}, level FROM grp`,
+      { pageId: page.id, trashedAt: page.trashed_at },
+    );
+  }
+
+  /** Live pages that wait under a stand-in for one of `parentIds` to come back from the trash. */
+  async waitingFor(parentIds: readonly string[]): Promise<TreeRow[]> {
+    return this.query<TreeRow>(
+      `SELECT ${TREE_COLUMNS} FROM pages WHERE home_parent_id IN (:parentIds) AND trashed_at IS NULL ORDER BY home_position, id`,
+      { parentIds: [...parentIds] },
+    );
+  }
+
+  /** Height of the live subtree under a page (a leaf = 1), counted in SQL: a move must not load the subtree. */
   async liveHeight(pageId: string): Promise<number> {
-    const rows = await this.liveSubtree(pageId);
-    return Math.max(1, ...rows.map((row) => row.level));
+    const rows = await this.query<{ height: number | null }>(
+      `WITH RECURSIVE tree AS (
+           SELECT id, 1 AS level FROM pages WHERE id = :pageId
+         UNION ALL
+           SELECT p.id, t.level + 1 FROM pages p JOIN tree t ON p.parent_id = t.id
+            WHERE p.trashed_at IS NULL AND t.level < ${CHAIN_GUARD}
+       )
+       SELECT max(level) AS height FROM tree`,
+      { pageId },
+    );
+    return rows[0]?.height ?? 1;
   }
 
   /** The live children of a page (or the live top-level pages), in order. */

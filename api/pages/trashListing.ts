@@ -53,7 +53,9 @@ function inTreeOrder(rows: TrashRow[]): TrashRow[] {
   const children = new Map<string | null, TrashRow[]>();
   for (const row of rows) {
     const key = row.parent_id !== null && ids.has(row.parent_id) ? row.parent_id : null;
-    children.set(key, [...(children.get(key) ?? []), row]);
+    const siblings = children.get(key);
+    if (siblings) siblings.push(row);
+    else children.set(key, [row]);
   }
   for (const list of children.values()) list.sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
   const ordered: TrashRow[] = [];
@@ -89,7 +91,9 @@ export async function listTrash(
   for (const row of rows) {
     if (!access.page({ id: row.id, trashedAt: row.trashed_at }, 'write').allowed) continue;
     if (options.cursor && row.trashed_key >= options.cursor) continue;
-    groups.set(row.trashed_key, [...(groups.get(row.trashed_key) ?? []), row]);
+    const group = groups.get(row.trashed_key);
+    if (group) group.push(row);
+    else groups.set(row.trashed_key, [row]);
   }
   const keys = [...groups.keys()];
   const items = keys.slice(0, limit).map((key): TrashEntryView => {
