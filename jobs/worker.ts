@@ -8,7 +8,6 @@ import pg from 'pg';
 import type { Sequelize } from 'sequelize';
 import { loadConfigOrExit } from '../api/config.ts';
 import { createSequelize } from '../api/db/database.ts';
-import { migrateToLatest } from '../api/db/migrator.ts';
 import { createLogger, type Logger } from '../api/logger.ts';
 import { initModels } from '../api/models/index.ts';
 import { CRONTAB } from './crontab.ts';
@@ -101,10 +100,6 @@ async function main(): Promise<void> {
   initModels(sequelize);
   let worker: RunningWorker;
   try {
-    // Started alone, the worker may be first on a fresh database; the advisory lock makes a
-    // concurrent API start wait instead of racing.
-    const applied = await migrateToLatest(databaseUrl, sequelize);
-    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     worker = await startWorker({ databaseUrl, sequelize, dataDir: config.dataDir, logger });
   } catch (error) {
     // Non-zero, so the supervisor (or systemd, Docker) restarts it with backoff.
