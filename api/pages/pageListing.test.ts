@@ -4,43 +4,24 @@
  * reached by one page-scope or public grant, and the refusals.
  */
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
-import { Page, type Pond } from '../models/index.ts';
+import { describe, test } from 'node:test';
+import { Page } from '../models/index.ts';
 import { seedGrant, seedPage } from '../testing/accessFixtures.ts';
-import { completeSetup, resetRateLimits } from '../testing/fixtures.ts';
-import { assertError, assertFieldError, MISSING_UUID, PAGE_VIEW_KEYS, seedTeamPondFor, signInUsers, type SignedIn } from '../testing/pondTestSetup.ts';
-import { TestClient, type TestResponse } from '../testing/testClient.ts';
-import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
+import { assertError, assertFieldError, MISSING_UUID, PAGE_VIEW_KEYS, usePondCast } from '../testing/pondTestSetup.ts';
+import type { TestResponse } from '../testing/testClient.ts';
 
 describe('page listing', () => {
-  let instance: TestInstance;
-  let owner: SignedIn;
-  let editor: SignedIn;
-  let reader: SignedIn;
-  let outsider: SignedIn;
-  let anonymous: TestClient;
-
-  /** A shared pond of `owner` where `editor` and `reader` hold pond-scope grants. */
-  const seedTeamPond = (): Promise<Pond> => seedTeamPondFor(owner.user.id, editor.user.id, reader.user.id);
+  const cast = usePondCast();
 
   async function setTimestamps(pageId: string, createdAt: string, updatedAt = createdAt): Promise<void> {
-    await instance.services.sequelize.query(`UPDATE pages SET created_at = :createdAt, updated_at = :updatedAt WHERE id = :pageId`, {
+    await cast.instance.services.sequelize.query(`UPDATE pages SET created_at = :createdAt, updated_at = :updatedAt WHERE id = :pageId`, {
       replacements: { pageId, createdAt, updatedAt },
     });
   }
 
-  before(async () => {
-    instance = await startTestInstance();
-    await completeSetup(instance);
-    [owner, editor, reader, outsider] = (await signInUsers(instance, 4)) as [SignedIn, SignedIn, SignedIn, SignedIn];
-    anonymous = new TestClient(instance.baseUrl);
-  });
-  after(() => instance.close());
-  beforeEach(() => resetRateLimits(instance));
-
   describe('GET /ponds/:id/pages', () => {
     test('lists the readable live pages in creation order, parentId nulled where the parent is hidden', async () => {
-      const pond = await seedTeamPond();
+      const pond = await cast.seedTeamPond();
       const parent = await seedPage(pond.id, 'Hidden parent');
       const child = await seedPage(pond.id, 'Visible child', { parentId: parent.id });
       const plain = await seedPage(pond.id, 'Plain');
@@ -49,9 +30,9 @@ describe('page listing', () => {
       await setTimestamps(child.id, '2024-01-02T00:00:00Z');
       await setTimestamps(plain.id, '2024-01-03T00:00:00Z');
       await setTimestamps(trashed.id, '2024-01-04T00:00:00Z');
-      await seedGrant(pond.id, { subject: { type: 'user', id: reader.user.id }, role: 'reader', scope: { type: 'page', id: parent.id }, effect: 'deny' });
+      await seedGrant(pond.id, { subject: { type: 'user', id: cast.reader.user.id }, role: 'reader', scope: { type: 'page', id: parent.id }, effect: 'deny' });
 
-      const forReader = await reader.client.get(`/ponds/${pond.id}/pages`);
+      const forReader = await cast.reader.client.get(`/ponds/${pond.id}/pages`);
       assert.equal(forReader.status, 200, forReader.text);
       assert.equal(forReader.body.nextCursor, null);
       assert.deepEqual(forReader.body.items.map((item: { id: string }) => item.id), [child.id, plain.id]);
@@ -60,13 +41,13 @@ describe('page listing', () => {
       assert.equal(forReader.body.items[0].createdAt, '2024-01-02T00:00:00.000Z');
       assert.equal(forReader.body.items[0].pondId, pond.id);
 
-      const forEditor = await editor.client.get(`/ponds/${pond.id}/pages`);
+      const forEditor = await cast.editor.client.get(`/ponds/${pond.id}/pages`);
       assert.deepEqual(forEditor.body.items.map((item: { id: string }) => item.id), [parent.id, child.id, plain.id], 'trashed pages are never listed');
       assert.equal(forEditor.body.items[1].parentId, parent.id);
     });
 
     test('createdSince and updatedSince filter inclusively; a plain date means midnight UTC', async () => {
-      const pond = await seedTeamPond();
+      const pond = await cast.seedTeamPond();
       const early = await seedPage(pond.id, 'Early');
       const middle = await seedPage(pond.id, 'Middle');
       const late = await seedPage(pond.id, 'Late');
@@ -74,7 +55,7 @@ describe('page listing', () => {
       await setTimestamps(middle.id, '2024-06-15T12:00:00Z', '2024-06-15T12:00:00Z');
       await setTimestamps(late.id, '2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z');
       const list = async (query: Record<string, string>) => {
-        const response = await reader.client.get(`/ponds/${pond.id}/pages?${new URLSearchParams(query)}`);
+        const response = await cast.reader.client.get(`/ponds/${pond.id}/pages?${new URLSearchParams(query)}`);
         assert.equal(response.status, 200, response.text);
         return response.body.items.map((item: { title: string }) => item.title);
       };
@@ -87,8 +68,8 @@ describe('page listing', () => {
     });
 
     test('an invalid date, limit or cursor answers 400 naming the query field', async () => {
-      const pond = await seedTeamPond();
-      const get = (query: string) => reader.client.get(`/ponds/${pond.id}/pages?${query}`);
+      const pond = await cast.seedTeamPond();
+      const get = (query: string) => cast.reader.client.get(`/ponds/${pond.id}/pages?${query}`);
       assertFieldError(await get('createdSince=yesterday'), 'query.createdSince');
       assertFieldError(await get('createdSince=2024-02-30'), 'query.createdSince');
       assertFieldError(await get('createdSince=2024-06-15T12:00:00'), 'query.createdSince');
@@ -104,7 +85,7 @@ describe('page listing', () => {
     });
 
     test('limit=2 walks every visible page exactly once, in order, ties broken by id', async () => {
-      const pond = await seedTeamPond();
+      const pond = await cast.seedTeamPond();
       const pages: Page[] = [];
       for (let i = 0; i < 9; i += 1) pages.push(await seedPage(pond.id, `Page ${i}`));
       // Three share one timestamp (with microseconds the cursor must keep): the id decides among them.
@@ -113,7 +94,7 @@ describe('page listing', () => {
       for (const [i, page] of pages.entries()) await setTimestamps(page.id, `${stamps[i]}Z`);
       const hidden = [pages[2]!, pages[5]!, pages[8]!];
       for (const page of hidden) {
-        await seedGrant(pond.id, { subject: { type: 'user', id: reader.user.id }, role: 'reader', scope: { type: 'page', id: page.id }, effect: 'deny' });
+        await seedGrant(pond.id, { subject: { type: 'user', id: cast.reader.user.id }, role: 'reader', scope: { type: 'page', id: page.id }, effect: 'deny' });
       }
       await Page.update({ trashedAt: new Date() }, { where: { id: pages[6]!.id } });
       const expected = pages
@@ -128,7 +109,7 @@ describe('page listing', () => {
       let requests = 0;
       do {
         const query: string = cursor ? `limit=2&cursor=${encodeURIComponent(cursor)}` : 'limit=2';
-        const response: TestResponse = await reader.client.get(`/ponds/${pond.id}/pages?${query}`);
+        const response: TestResponse = await cast.reader.client.get(`/ponds/${pond.id}/pages?${query}`);
         assert.equal(response.status, 200, response.text);
         assert.ok(response.body.items.length > 0 && response.body.items.length <= 2, 'no empty or oversized page');
         seen.push(...response.body.items.map((item: { id: string }) => item.id));
@@ -141,31 +122,31 @@ describe('page listing', () => {
     });
 
     test('a caller reached by one page-scope grant sees the list with just that page; anonymous likewise through public', async () => {
-      const pond = await seedTeamPond();
+      const pond = await cast.seedTeamPond();
       const shared = await seedPage(pond.id, 'Shared with one');
       const published = await seedPage(pond.id, 'Published');
       await seedPage(pond.id, 'Private');
-      assertError(await outsider.client.get(`/ponds/${pond.id}/pages`), 404, 'not_found');
-      assertError(await anonymous.get(`/ponds/${pond.id}/pages`), 404, 'not_found');
-      await seedGrant(pond.id, { subject: { type: 'user', id: outsider.user.id }, role: 'reader', scope: { type: 'page', id: shared.id } });
-      const forOutsider = await outsider.client.get(`/ponds/${pond.id}/pages`);
+      assertError(await cast.outsider.client.get(`/ponds/${pond.id}/pages`), 404, 'not_found');
+      assertError(await cast.anonymous.get(`/ponds/${pond.id}/pages`), 404, 'not_found');
+      await seedGrant(pond.id, { subject: { type: 'user', id: cast.outsider.user.id }, role: 'reader', scope: { type: 'page', id: shared.id } });
+      const forOutsider = await cast.outsider.client.get(`/ponds/${pond.id}/pages`);
       assert.equal(forOutsider.status, 200, forOutsider.text);
       assert.deepEqual(forOutsider.body, { items: [forOutsider.body.items[0]], nextCursor: null });
       assert.equal(forOutsider.body.items[0].id, shared.id);
-      assertError(await anonymous.get(`/ponds/${pond.id}/pages`), 404, 'not_found');
+      assertError(await cast.anonymous.get(`/ponds/${pond.id}/pages`), 404, 'not_found');
       await seedGrant(pond.id, { subject: { type: 'public' }, role: 'reader', scope: { type: 'page', id: published.id } });
-      const forAnonymous = await anonymous.get(`/ponds/${pond.id}/pages`);
+      const forAnonymous = await cast.anonymous.get(`/ponds/${pond.id}/pages`);
       assert.equal(forAnonymous.status, 200, forAnonymous.text);
       assert.deepEqual(forAnonymous.body, { items: [forAnonymous.body.items[0]], nextCursor: null });
       assert.equal(forAnonymous.body.items[0].id, published.id);
     });
 
     test('a non-member, a malformed and an unknown pond id answer 404', async () => {
-      const pond = await seedTeamPond();
+      const pond = await cast.seedTeamPond();
       await seedPage(pond.id, 'Members only');
-      assertError(await outsider.client.get(`/ponds/${pond.id}/pages`), 404, 'not_found');
-      assertError(await owner.client.get('/ponds/not-a-uuid/pages'), 404, 'not_found');
-      assertError(await owner.client.get(`/ponds/${MISSING_UUID}/pages`), 404, 'not_found');
+      assertError(await cast.outsider.client.get(`/ponds/${pond.id}/pages`), 404, 'not_found');
+      assertError(await cast.owner.client.get('/ponds/not-a-uuid/pages'), 404, 'not_found');
+      assertError(await cast.owner.client.get(`/ponds/${MISSING_UUID}/pages`), 404, 'not_found');
     });
   });
 });

@@ -8,29 +8,24 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { QueryTypes } from 'sequelize';
 import type { Pond } from '../models/index.ts';
 import { seedGrant } from '../testing/accessFixtures.ts';
-import { completeSetup, resetRateLimits } from '../testing/fixtures.ts';
-import { assertError, assertFieldError, MISSING_UUID, seedTeamPondFor, signInUsers, type SignedIn } from '../testing/pondTestSetup.ts';
-import { TestClient } from '../testing/testClient.ts';
+import { completeSetup } from '../testing/fixtures.ts';
+import { assertError, assertFieldError, MISSING_UUID, seedTeamPondFor, signInUsers, usePondCast, type SignedIn } from '../testing/pondTestSetup.ts';
+import type { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 
 describe('PATCH /pages/:id/position', () => {
-  let instance: TestInstance;
-  let owner: SignedIn;
-  let editor: SignedIn;
-  let reader: SignedIn;
-  let outsider: SignedIn;
-  let anonymous: TestClient;
+  const cast = usePondCast();
   let pond: Pond;
 
   async function createPage(title: string, parentId: string | null = null, extra: Record<string, unknown> = {}): Promise<string> {
-    const response = await editor.client.post(`/ponds/${pond.id}/pages`, { title, parentId, ...extra });
+    const response = await cast.editor.client.post(`/ponds/${pond.id}/pages`, { title, parentId, ...extra });
     assert.equal(response.status, 201, response.text);
     return response.body.id;
   }
 
   /** Titles of the live children of `parentId`, in position order. */
   async function childrenOf(parentId: string | null): Promise<string[]> {
-    const rows = await instance.services.sequelize.query<{ title: string }>(
+    const rows = await cast.instance.services.sequelize.query<{ title: string }>(
       `SELECT title FROM pages WHERE pond_id = :pondId AND parent_id IS NOT DISTINCT FROM CAST(:parentId AS uuid) AND trashed_at IS NULL ORDER BY position`,
       { replacements: { pondId: pond.id, parentId }, type: QueryTypes.SELECT },
     );
@@ -39,45 +34,37 @@ describe('PATCH /pages/:id/position', () => {
 
   const move = (client: TestClient, pageId: string, body: unknown) => client.request('PATCH', `/pages/${pageId}/position`, { body });
 
-  before(async () => {
-    instance = await startTestInstance();
-    await completeSetup(instance);
-    [owner, editor, reader, outsider] = (await signInUsers(instance, 4)) as [SignedIn, SignedIn, SignedIn, SignedIn];
-    anonymous = new TestClient(instance.baseUrl);
-  });
-  after(() => instance.close());
   beforeEach(async () => {
-    await resetRateLimits(instance);
-    pond = await seedTeamPondFor(owner.user.id, editor.user.id, reader.user.id);
+    pond = await cast.seedTeamPond();
   });
 
   test('reorders among siblings: before, after, index and first/last, never renumbering the others', async () => {
     const ids = [await createPage('A'), await createPage('B'), await createPage('C'), await createPage('D')];
     const [a, b, c, d] = ids as [string, string, string, string];
-    const before = await instance.services.sequelize.query<{ id: string; position: string }>(`SELECT id, position FROM pages WHERE id IN (:ids)`, {
+    const before = await cast.instance.services.sequelize.query<{ id: string; position: string }>(`SELECT id, position FROM pages WHERE id IN (:ids)`, {
       replacements: { ids },
       type: QueryTypes.SELECT,
     });
 
-    let response = await move(editor.client, d, { before: b });
+    let response = await move(cast.editor.client, d, { before: b });
     assert.equal(response.status, 200, response.text);
     assert.deepEqual(await childrenOf(null), ['A', 'D', 'B', 'C']);
     assert.equal(response.body.id, d);
     assert.equal(response.body.parentId, null);
 
-    response = await move(editor.client, a, { after: c });
+    response = await move(cast.editor.client, a, { after: c });
     assert.equal(response.status, 200, response.text);
     assert.deepEqual(await childrenOf(null), ['D', 'B', 'C', 'A']);
 
-    assert.equal((await move(editor.client, c, { index: 0 })).status, 200);
+    assert.equal((await move(cast.editor.client, c, { index: 0 })).status, 200);
     assert.deepEqual(await childrenOf(null), ['C', 'D', 'B', 'A']);
     // Index counts the other siblings: 3 of them, so 3 is last and 2 is before the last.
-    assert.equal((await move(editor.client, c, { index: 3 })).status, 200);
+    assert.equal((await move(cast.editor.client, c, { index: 3 })).status, 200);
     assert.deepEqual(await childrenOf(null), ['D', 'B', 'A', 'C']);
-    assert.equal((await move(editor.client, d, { index: 2 })).status, 200);
+    assert.equal((await move(cast.editor.client, d, { index: 2 })).status, 200);
     assert.deepEqual(await childrenOf(null), ['B', 'A', 'D', 'C']);
 
-    const afterMoves = await instance.services.sequelize.query<{ id: string; position: string }>(`SELECT id, position FROM pages WHERE id IN (:ids)`, {
+    const afterMoves = await cast.instance.services.sequelize.query<{ id: string; position: string }>(`SELECT id, position FROM pages WHERE id IN (:ids)`, {
       replacements: { ids: [b] },
       type: QueryTypes.SELECT,
     });
@@ -91,17 +78,17 @@ describe('PATCH /pages/:id/position', () => {
     const second = await createPage('Second', parent);
     const loose = await createPage('Loose');
 
-    const response = await move(editor.client, loose, { parentId: parent, before: second });
+    const response = await move(cast.editor.client, loose, { parentId: parent, before: second });
     assert.equal(response.status, 200, response.text);
     assert.equal(response.body.parentId, parent);
     assert.equal(response.body.slug, 'loose');
     assert.deepEqual(await childrenOf(parent), ['First', 'Loose', 'Second']);
 
     // A parent alone: last in the new group.
-    assert.equal((await move(editor.client, first, { parentId: loose })).status, 200);
+    assert.equal((await move(cast.editor.client, first, { parentId: loose })).status, 200);
     assert.deepEqual(await childrenOf(loose), ['First']);
 
-    const toTop = await move(editor.client, first, { parentId: null, index: 0 });
+    const toTop = await move(cast.editor.client, first, { parentId: null, index: 0 });
     assert.equal(toTop.status, 200, toTop.text);
     assert.equal(toTop.body.parentId, null);
     assert.deepEqual(await childrenOf(null), ['First', 'Parent']);
@@ -111,8 +98,8 @@ describe('PATCH /pages/:id/position', () => {
     const parent = await createPage('Parent');
     const child = await createPage('Child');
     const since = new Date().toISOString();
-    const response = await move(editor.client, child, { parentId: parent });
-    const list = await reader.client.get(`/ponds/${pond.id}/pages?updatedSince=${encodeURIComponent(since)}`);
+    const response = await move(cast.editor.client, child, { parentId: parent });
+    const list = await cast.reader.client.get(`/ponds/${pond.id}/pages?updatedSince=${encodeURIComponent(since)}`);
     assert.equal(list.status, 200);
     assert.deepEqual(
       list.body.items.map((item: { id: string; parentId: string; position: string }) => [item.id, item.parentId, item.position]),
@@ -124,9 +111,9 @@ describe('PATCH /pages/:id/position', () => {
     const top = await createPage('Top');
     const middle = await createPage('Middle', top);
     const bottom = await createPage('Bottom', middle);
-    assertError(await move(editor.client, top, { parentId: bottom }), 409, 'page_cycle');
-    assertError(await move(editor.client, top, { parentId: middle }), 409, 'page_cycle');
-    assertError(await move(editor.client, top, { parentId: top }), 409, 'page_cycle');
+    assertError(await move(cast.editor.client, top, { parentId: bottom }), 409, 'page_cycle');
+    assertError(await move(cast.editor.client, top, { parentId: middle }), 409, 'page_cycle');
+    assertError(await move(cast.editor.client, top, { parentId: top }), 409, 'page_cycle');
     assert.deepEqual(await childrenOf(null), ['Top']);
     assert.deepEqual(await childrenOf(bottom), []);
   });
@@ -137,69 +124,69 @@ describe('PATCH /pages/:id/position', () => {
     for (let level = 1; level <= 5; level += 1) chainEnd = await createPage(`Level ${level}`, chainEnd);
     const branch = await createPage('Branch');
     await createPage('Leaf', branch);
-    const refused = await move(editor.client, branch, { parentId: chainEnd });
+    const refused = await move(cast.editor.client, branch, { parentId: chainEnd });
     assertError(refused, 409, 'page_depth_exceeded');
     assert.equal(refused.body.error.details.maxDepth, 6);
     // A single page fits at depth 6.
     const leafOnly = await createPage('Alone');
-    assert.equal((await move(editor.client, leafOnly, { parentId: chainEnd })).status, 200);
+    assert.equal((await move(cast.editor.client, leafOnly, { parentId: chainEnd })).status, 200);
   });
 
   test('bad bodies: 400 naming the field', async () => {
     const a = await createPage('A');
     const b = await createPage('B');
     const child = await createPage('Child', b);
-    const other = await seedTeamPondFor(owner.user.id, editor.user.id, reader.user.id);
-    const elsewhere = (await editor.client.post(`/ponds/${other.id}/pages`, { title: 'Elsewhere' })).body.id as string;
+    const other = await seedTeamPondFor(cast.owner.user.id, cast.editor.user.id, cast.reader.user.id);
+    const elsewhere = (await cast.editor.client.post(`/ponds/${other.id}/pages`, { title: 'Elsewhere' })).body.id as string;
 
-    assertError(await move(editor.client, a, {}), 400, 'validation_failed');
-    assertError(await move(editor.client, a, { before: b, after: b }), 400, 'validation_failed');
-    assertFieldError(await move(editor.client, a, { index: -1 }), 'index');
-    assertFieldError(await move(editor.client, a, { index: 1.5 }), 'index');
-    assertFieldError(await move(editor.client, a, { parentId: 'nope' }), 'parentId');
-    assertFieldError(await move(editor.client, a, { colour: 'red' }), '');
+    assertError(await move(cast.editor.client, a, {}), 400, 'validation_failed');
+    assertError(await move(cast.editor.client, a, { before: b, after: b }), 400, 'validation_failed');
+    assertFieldError(await move(cast.editor.client, a, { index: -1 }), 'index');
+    assertFieldError(await move(cast.editor.client, a, { index: 1.5 }), 'index');
+    assertFieldError(await move(cast.editor.client, a, { parentId: 'nope' }), 'parentId');
+    assertFieldError(await move(cast.editor.client, a, { colour: 'red' }), '');
     // Not a sibling in the target group, the page itself, a missing page, a page of another pond.
-    assertFieldError(await move(editor.client, a, { before: child }), 'before');
-    assertFieldError(await move(editor.client, a, { after: a }), 'after');
-    assertFieldError(await move(editor.client, a, { before: MISSING_UUID }), 'before');
-    assertFieldError(await move(editor.client, a, { before: elsewhere }), 'before');
-    const outOfRange = await move(editor.client, a, { index: 2 });
+    assertFieldError(await move(cast.editor.client, a, { before: child }), 'before');
+    assertFieldError(await move(cast.editor.client, a, { after: a }), 'after');
+    assertFieldError(await move(cast.editor.client, a, { before: MISSING_UUID }), 'before');
+    assertFieldError(await move(cast.editor.client, a, { before: elsewhere }), 'before');
+    const outOfRange = await move(cast.editor.client, a, { index: 2 });
     assertFieldError(outOfRange, 'index');
     assert.equal(outOfRange.body.error.details.fields[0].max, 1);
     // A parent elsewhere or missing: the same answer, revealing nothing.
-    assertFieldError(await move(editor.client, a, { parentId: elsewhere }), 'parentId');
-    assertFieldError(await move(editor.client, a, { parentId: MISSING_UUID }), 'parentId');
+    assertFieldError(await move(cast.editor.client, a, { parentId: elsewhere }), 'parentId');
+    assertFieldError(await move(cast.editor.client, a, { parentId: MISSING_UUID }), 'parentId');
     assert.deepEqual(await childrenOf(null), ['A', 'B']);
   });
 
   test('a trashed parent is refused like a missing one; a trashed page answers page_trashed', async () => {
     const a = await createPage('A');
     const gone = await createPage('Gone');
-    assert.equal((await editor.client.request('DELETE', `/pages/${gone}`)).status, 200);
-    assertFieldError(await move(editor.client, a, { parentId: gone }), 'parentId');
-    assertError(await move(editor.client, gone, { index: 0 }), 404, 'page_trashed');
-    assertError(await move(reader.client, gone, { index: 0 }), 404, 'not_found');
+    assert.equal((await cast.editor.client.request('DELETE', `/pages/${gone}`)).status, 200);
+    assertFieldError(await move(cast.editor.client, a, { parentId: gone }), 'parentId');
+    assertError(await move(cast.editor.client, gone, { index: 0 }), 404, 'page_trashed');
+    assertError(await move(cast.reader.client, gone, { index: 0 }), 404, 'not_found');
   });
 
   test('permissions: 401 anonymous, 404 outsider and missing, 403 reader, 403 without write on the new parent', async () => {
     const a = await createPage('A');
     const locked = await createPage('Locked');
-    await seedGrant(pond.id, { subject: { type: 'user', id: editor.user.id }, role: 'editor', scope: { type: 'page', id: locked }, effect: 'deny' });
+    await seedGrant(pond.id, { subject: { type: 'user', id: cast.editor.user.id }, role: 'editor', scope: { type: 'page', id: locked }, effect: 'deny' });
     const hidden = await createPage('Hidden');
-    await seedGrant(pond.id, { subject: { type: 'user', id: editor.user.id }, role: 'reader', scope: { type: 'page', id: hidden }, effect: 'deny' });
+    await seedGrant(pond.id, { subject: { type: 'user', id: cast.editor.user.id }, role: 'reader', scope: { type: 'page', id: hidden }, effect: 'deny' });
 
-    assertError(await move(anonymous, a, { index: 0 }), 401, 'unauthenticated');
-    assertError(await move(outsider.client, a, { index: 0 }), 404, 'not_found');
-    assertError(await move(editor.client, MISSING_UUID, { index: 0 }), 404, 'not_found');
-    assertError(await move(editor.client, 'not-a-uuid', { index: 0 }), 404, 'not_found');
-    assertError(await move(reader.client, a, { index: 0 }), 403, 'forbidden');
+    assertError(await move(cast.anonymous, a, { index: 0 }), 401, 'unauthenticated');
+    assertError(await move(cast.outsider.client, a, { index: 0 }), 404, 'not_found');
+    assertError(await move(cast.editor.client, MISSING_UUID, { index: 0 }), 404, 'not_found');
+    assertError(await move(cast.editor.client, 'not-a-uuid', { index: 0 }), 404, 'not_found');
+    assertError(await move(cast.reader.client, a, { index: 0 }), 403, 'forbidden');
     // Readable but not writable parent: 403; unreadable parent: the same 400 as a missing one.
-    assertError(await move(editor.client, a, { parentId: locked }), 403, 'forbidden');
-    assertFieldError(await move(editor.client, a, { parentId: hidden }), 'parentId');
+    assertError(await move(cast.editor.client, a, { parentId: locked }), 403, 'forbidden');
+    assertFieldError(await move(cast.editor.client, a, { parentId: hidden }), 'parentId');
     // The locked page itself cannot be moved by the editor.
-    assertError(await move(editor.client, locked, { index: 0 }), 403, 'forbidden');
+    assertError(await move(cast.editor.client, locked, { index: 0 }), 403, 'forbidden');
     // The owner (pond admin) can do all of it.
-    assert.equal((await move(owner.client, a, { parentId: locked })).status, 200);
+    assert.equal((await move(cast.owner.client, a, { parentId: locked })).status, 200);
   });
 
   test('the target parent must be writable, also for a reorder in place; the top level needs write on the pond', async () => {
@@ -208,27 +195,27 @@ describe('PATCH /pages/:id/position', () => {
     const sibling = await createPage('Sibling', parent);
     const top = await createPage('Top');
     // A page-scope editor (reader of the pond) of the child and of the top-level page.
-    await seedGrant(pond.id, { subject: { type: 'user', id: reader.user.id }, role: 'editor', scope: { type: 'page', id: child } });
-    await seedGrant(pond.id, { subject: { type: 'user', id: reader.user.id }, role: 'editor', scope: { type: 'page', id: top } });
-    assertError(await move(reader.client, child, { parentId: null }), 403, 'forbidden');
-    assertError(await move(reader.client, child, { after: sibling }), 403, 'forbidden');
-    assertError(await move(reader.client, top, { index: 0 }), 403, 'forbidden');
+    await seedGrant(pond.id, { subject: { type: 'user', id: cast.reader.user.id }, role: 'editor', scope: { type: 'page', id: child } });
+    await seedGrant(pond.id, { subject: { type: 'user', id: cast.reader.user.id }, role: 'editor', scope: { type: 'page', id: top } });
+    assertError(await move(cast.reader.client, child, { parentId: null }), 403, 'forbidden');
+    assertError(await move(cast.reader.client, child, { after: sibling }), 403, 'forbidden');
+    assertError(await move(cast.reader.client, top, { index: 0 }), 403, 'forbidden');
     assert.deepEqual(await childrenOf(parent), ['Child', 'Sibling']);
     // With write on the parent as well, the reorder goes through.
-    await seedGrant(pond.id, { subject: { type: 'user', id: reader.user.id }, role: 'editor', scope: { type: 'page', id: parent } });
-    const reorder = await move(reader.client, child, { after: sibling });
+    await seedGrant(pond.id, { subject: { type: 'user', id: cast.reader.user.id }, role: 'editor', scope: { type: 'page', id: parent } });
+    const reorder = await move(cast.reader.client, child, { after: sibling });
     assert.equal(reorder.status, 200, reorder.text);
     assert.deepEqual(await childrenOf(parent), ['Sibling', 'Child']);
     // Moving under a page it may write, out of the top level: allowed.
-    assert.equal((await move(reader.client, top, { parentId: child })).status, 200);
+    assert.equal((await move(cast.reader.client, top, { parentId: child })).status, 200);
   });
 
   test('a pond in the trash refuses moves', async () => {
     const a = await createPage('A');
-    assert.equal((await owner.client.post(`/ponds/${pond.id}/trash`, {})).status, 200);
-    assertError(await move(owner.client, a, { index: 0 }), 409, 'pond_trashed');
+    assert.equal((await cast.owner.client.post(`/ponds/${pond.id}/trash`, {})).status, 200);
+    assertError(await move(cast.owner.client, a, { index: 0 }), 409, 'pond_trashed');
     // Members who are not pond admins no longer see the pond at all.
-    assertError(await move(editor.client, a, { index: 0 }), 404, 'not_found');
+    assertError(await move(cast.editor.client, a, { index: 0 }), 404, 'not_found');
   });
 });
 

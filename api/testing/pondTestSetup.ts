@@ -1,13 +1,15 @@
 /**
  * Helpers the pond, page and label route tests share (each split across two files): error
- * assertions, a seeded team pond, ponds created through the API, and label requests.
+ * assertions, a seeded team pond, the cast of a page suite, ponds created through the API,
+ * and label requests.
  */
 import assert from 'node:assert/strict';
+import { after, before, beforeEach } from 'node:test';
 import { AuditEntry, PageLabel, type Page, type Pond, type PondRole } from '../models/index.ts';
 import { seedGrant, seedSharedPond } from './accessFixtures.ts';
-import { createVerifiedUser, resetRateLimits } from './fixtures.ts';
-import type { TestClient } from './testClient.ts';
-import type { TestInstance } from './testInstance.ts';
+import { completeSetup, createVerifiedUser, resetRateLimits } from './fixtures.ts';
+import { TestClient } from './testClient.ts';
+import { startTestInstance, type TestInstance } from './testInstance.ts';
 
 type ErrorResponse = { status: number; body: any; text: string };
 
@@ -49,6 +51,38 @@ export async function seedTeamPondFor(ownerId: string, editorId: string, readerI
   await seedGrant(pond.id, { subject: { type: 'user', id: editorId }, role: 'editor' });
   await seedGrant(pond.id, { subject: { type: 'user', id: readerId }, role: 'reader' });
   return pond;
+}
+
+/** A set-up instance with four signed-in users and an anonymous client; see usePondCast. */
+export interface PondCast {
+  instance: TestInstance;
+  owner: SignedIn;
+  editor: SignedIn;
+  reader: SignedIn;
+  outsider: SignedIn;
+  anonymous: TestClient;
+  /** A shared pond of `owner` where `editor` and `reader` hold pond-scope grants. */
+  seedTeamPond(): Promise<Pond>;
+}
+
+/**
+ * Call inside a `describe` callback: registers its hooks. Before: a fresh instance, setup
+ * completed, four users signed in. Before each test: rate limits reset. After: the instance
+ * closed. The fields of the returned cast are filled in once `before` has run.
+ */
+export function usePondCast(): PondCast {
+  const cast = {
+    seedTeamPond: () => seedTeamPondFor(cast.owner.user.id, cast.editor.user.id, cast.reader.user.id),
+  } as PondCast;
+  before(async () => {
+    cast.instance = await startTestInstance();
+    await completeSetup(cast.instance);
+    [cast.owner, cast.editor, cast.reader, cast.outsider] = (await signInUsers(cast.instance, 4)) as [SignedIn, SignedIn, SignedIn, SignedIn];
+    cast.anonymous = new TestClient(cast.instance.baseUrl);
+  });
+  after(() => cast.instance.close());
+  beforeEach(() => resetRateLimits(cast.instance));
+  return cast;
 }
 
 /** The audit entries of `action` about one pond, oldest first. */
