@@ -32,6 +32,9 @@ const envSchema = z.object({
   LOGIN_RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).default(50),
   LOGIN_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
   PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).default(15),
+  COLLAB_HOST: z.string().min(1).default('127.0.0.1'),
+  COLLAB_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  COLLAB_STORE_DEBOUNCE_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
 });
 
 export interface AppConfig {
@@ -54,6 +57,8 @@ export interface AppConfig {
   readonly loginRateLimit: { perAccount: number; perIp: number; windowSeconds: number };
   /** log2 of the scrypt cost parameter N. */
   readonly passwordHashCost: number;
+  /** Where the collab process listens; the API proxies `/collab` WebSocket upgrades there. */
+  readonly collab: { host: string; port: number; storeDebounceMs: number };
 }
 
 export interface SmtpSettings {
@@ -109,6 +114,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       windowSeconds: parsed.LOGIN_RATE_LIMIT_WINDOW_SECONDS,
     },
     passwordHashCost: parsed.PASSWORD_HASH_COST,
+    collab: { host: parsed.COLLAB_HOST, port: parsed.COLLAB_PORT, storeDebounceMs: parsed.COLLAB_STORE_DEBOUNCE_MS },
   });
 }
 

@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import { createApp } from './app.ts';
 import { bootstrapServices } from './bootstrap.ts';
 import { loadConfigOrExit } from './config.ts';
+import { attachCollabProxy } from './http/collabProxy.ts';
 import { createLogger } from './logger.ts';
 import { startAccessChangeListener } from './policies/accessChangeListener.ts';
 
@@ -20,6 +21,7 @@ const services = await bootstrapServices(config, config.databaseUrl, logger);
 const accessChanges = startAccessChangeListener(config.databaseUrl, logger);
 const app = await createApp(services, { site: process.env.DT_SITE !== 'off' });
 const server = createServer(app);
+attachCollabProxy(server, () => config.collab, logger);
 server.listen(config.port, config.host, () => logger.info({ port: config.port, baseUrl: config.baseUrl }, 'api listening'));
 
 let stopping = false;

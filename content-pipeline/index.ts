@@ -10,4 +10,4 @@ export { expandPlaceholders, expandPluginBlocks, expandTransclusions, pluginBloc
 export { sanitizeSvg } from './html/svgSanitizer.ts';
 export { renderCommentHtml } from './html/commentHtml.ts';
 export { extract } from './extraction/extract.ts';
-export { documentToYDoc, documentToYjsUpdate, yDocToDocument, yjsUpdateToDocument } from './yjs/yjsConversions.ts';
+export { YJS_FRAGMENT_NAME, documentToYDoc, documentToYjsUpdate, replaceYDocContent, yDocToDocument, yjsUpdateToDocument } from './yjs/yjsConversions.ts';

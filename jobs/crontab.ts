@@ -5,15 +5,19 @@
  * execution per line in its own schema).
  *
  * Options used here:
- * - `fill=1h`: a worker that starts after a missed slot (it was down at the full hour) runs
- *   that slot at once, so a restart never skips a purge.
+ * - `fill=1h` / `fill=1d`: a worker that starts after a missed slot (it was down at that
+ *   time) runs that slot at once, so a restart never skips a run.
  * - `jobKey=…`: one pending job per line; a slot that comes while the previous job still
  *   waits for a retry replaces it instead of queueing a second copy.
- * - `max=5`: a failing purge retries a few times; the next hour tries again anyway.
+ * - `max=5`: a failing run retries a few times; the next slot tries again anyway.
  */
-import { TRASH_PURGE } from './taskList.ts';
+import { LOG_COMPACTION, TRASH_PURGE, VERSION_THINNING } from './taskList.ts';
 
 export const CRONTAB = [
   // Hourly: a page whose retention passed is gone within the hour.
   `0 * * * * ${TRASH_PURGE} ?fill=1h&jobKey=${TRASH_PURGE}&max=5`,
+  // Hourly, off the full hour so it does not start together with the purge.
+  `20 * * * * ${LOG_COMPACTION} ?fill=1h&jobKey=${LOG_COMPACTION}&max=5`,
+  // Daily at night (UTC); a worker that was down catches up within the day.
+  `40 3 * * * ${VERSION_THINNING} ?fill=1d&jobKey=${VERSION_THINNING}&max=5`,
 ].join('\n');

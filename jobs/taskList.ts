@@ -6,6 +6,10 @@ import type { TaskList } from 'graphile-worker';
 import type { Sequelize } from 'sequelize';
 import { purgeExpiredTrash } from '../api/commands/pageTrashCommands.ts';
 import type { Logger } from '../api/logger.ts';
+import { LOG_COMPACTION, logCompactionTask } from './tasks/logCompactionTask.ts';
+import { VERSION_THINNING, versionThinningTask } from './tasks/versionThinningTask.ts';
+
+export { LOG_COMPACTION, VERSION_THINNING };
 
 export interface TaskDependencies {
   /** Bound to the models (`initModels`): commands read settings through them. */
@@ -25,5 +29,9 @@ export function createTaskList(dependencies: TaskDependencies): TaskList {
       const { purged } = await purgeExpiredTrash(dependencies.sequelize, { dataDir: dependencies.dataDir, logger: dependencies.logger });
       helpers.logger.info(purged > 0 ? 'expired trash purged' : 'no expired trash', { purged });
     },
+    /** Thins automatic versions older than 90 days to the newest per page and day; daily. */
+    [VERSION_THINNING]: versionThinningTask(dependencies.sequelize),
+    /** Merges the update log of idle pages with more than 500 rows into one row; hourly. */
+    [LOG_COMPACTION]: logCompactionTask(),
   };
 }

@@ -1,7 +1,8 @@
 /**
- * The worker: its crontab names only tasks it has and runs the trash purge hourly; the real
- * Graphile runner against a real database schedules the crontab and runs an enqueued purge
- * that honours `trash.retentionDays`; the process exits non-zero without a database (so the
+ * The worker: its crontab names only tasks it has and runs the trash purge and the log
+ * compaction hourly, the version thinning daily; the real Graphile runner against a real
+ * database schedules the crontab, runs an enqueued purge that honours `trash.retentionDays`
+ * and the enqueued maintenance jobs; the process exits non-zero without a database (so the
  * supervisor restarts it) and zero on SIGTERM.
  */
 import assert from 'node:assert/strict';
@@ -13,7 +14,9 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { addJobAdhoc, parseCrontab } from 'graphile-worker';
 import { QueryTypes, type Sequelize } from 'sequelize';
+import * as Y from 'yjs';
 import { createSequelize } from '../api/db/database.ts';
+import { appendUpdates, transactionClient } from '../api/documents/documentLog.ts';
 import { createLogger } from '../api/logger.ts';
 import { initModels, User, type Page } from '../api/models/index.ts';
 import { setSetting } from '../api/settings/instanceSettings.ts';
@@ -21,7 +24,7 @@ import { seedPage, seedSharedPond } from '../api/testing/accessFixtures.ts';
 import { freePort } from '../api/testing/freePort.ts';
 import { createTestDatabase } from '../api/testing/testDatabase.ts';
 import { CRONTAB } from './crontab.ts';
-import { createTaskList, TRASH_PURGE } from './taskList.ts';
+import { createTaskList, LOG_COMPACTION, TRASH_PURGE, VERSION_THINNING } from './taskList.ts';
 import { graphileLoggerFor, startWorker, type RunningWorker } from './worker.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -59,14 +62,15 @@ describe('worker', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  /** Enqueues a purge as another process would (its own connection) and waits for the runner to finish it. */
-  async function runPurge(): Promise<void> {
-    const job = await addJobAdhoc({ connectionString: database.url, logger: graphileLoggerFor(logger) }, TRASH_PURGE, {});
+  /** Enqueues a job as another process would (its own connection) and waits for the runner to finish it. */
+  async function runJob(task: string): Promise<void> {
+    const job = await addJobAdhoc({ connectionString: database.url, logger: graphileLoggerFor(logger) }, task, {});
     // Compared as text: this process parses bigints (job ids) as numbers outside the worker's pool.
     const jobId = String(job.id);
     const error = await waitFor(() => (finished.has(jobId) ? finished.get(jobId) : undefined), `job ${jobId}`);
-    assert.equal(error, null, `the purge job failed: ${String(error)}`);
+    assert.equal(error, null, `the ${task} job failed: ${String(error)}`);
   }
+  const runPurge = () => runJob(TRASH_PURGE);
 
   async function trashedDaysAgo(page: Page, days: number): Promise<void> {
     await sequelize.query(`UPDATE pages SET trashed_at = now() - make_interval(days => :days) WHERE id = :id`, { replacements: { days, id: page.id } });
@@ -80,7 +84,7 @@ describe('worker', () => {
     return new Set(rows.map((row) => row.id));
   }
 
-  test('the crontab parses, names only tasks the worker has, and runs the trash purge at every full hour', () => {
+  test('the crontab parses, names only tasks the worker has, runs the purge and the compaction hourly and the thinning daily', () => {
     const items = parseCrontab(CRONTAB);
     const tasks = Object.keys(createTaskList({ sequelize, dataDir, logger }));
     assert.ok(items.length > 0);
@@ -90,6 +94,19 @@ describe('worker', () => {
     assert.ok(purge, 'the trash purge is scheduled');
     assert.equal(purge.match({ min: 0, hour: 13, date: 9, month: 5, dow: 2 }), true);
     assert.equal(purge.match({ min: 30, hour: 13, date: 9, month: 5, dow: 2 }), false);
+
+    const compaction = items.find((item) => item.task === LOG_COMPACTION);
+    assert.ok(compaction, 'the log compaction is scheduled');
+    assert.equal(compaction.match({ min: 20, hour: 13, date: 9, month: 5, dow: 2 }), true);
+    assert.equal(compaction.match({ min: 20, hour: 14, date: 9, month: 5, dow: 2 }), true, 'hourly');
+    const thinning = items.find((item) => item.task === VERSION_THINNING);
+    assert.ok(thinning, 'the version thinning is scheduled');
+    const thinningSlots = Array.from({ length: 24 * 60 }, (_, minute) => ({ min: minute % 60, hour: Math.floor(minute / 60), date: 9, month: 5, dow: 2 })).filter((slot) => thinning.match(slot));
+    assert.equal(thinningSlots.length, 1, 'once a day');
+    for (const line of CRONTAB.split('\n')) {
+      const task = line.split(' ')[5];
+      assert.match(line, new RegExp(`[?&]jobKey=${task}(&|$)`), `${task} keeps one pending job`);
+    }
   });
 
   test('the runner schedules the crontab in the database', async () => {
@@ -97,7 +114,7 @@ describe('worker', () => {
       const rows = await sequelize.query<{ identifier: string }>('SELECT identifier FROM graphile_worker._private_known_crontabs', { type: QueryTypes.SELECT });
       return rows.length > 0 ? rows.map((row) => row.identifier) : undefined;
     }, 'the crontab to be registered');
-    assert.deepEqual(identifiers, [TRASH_PURGE]);
+    assert.deepEqual(identifiers.sort(), [LOG_COMPACTION, TRASH_PURGE, VERSION_THINNING].sort());
   });
 
   test('a purge job removes pages trashed longer than the retention and keeps the rest', async () => {
@@ -120,6 +137,37 @@ describe('worker', () => {
     await runPurge();
     const left = await existing([live, twoDaysOld, fresh]);
     assert.deepEqual(left, new Set([live.id, fresh.id]), 'a retention of 1 day purges the page trashed 2 days ago');
+  });
+
+  test('enqueued maintenance jobs thin old automatic versions and compact idle update logs', async () => {
+    const owner = await User.create({ username: 'maintainer', email: 'maintainer@example.org', displayName: 'Maintainer', locale: null, passwordHash: null, emailVerifiedAt: new Date() });
+    const pond = await seedSharedPond(owner.id);
+    const page = await seedPage(pond.id, 'Maintained');
+    const state = Buffer.from(Y.encodeStateAsUpdate(new Y.Doc()));
+    const insertVersion = (createdAt: string) =>
+      sequelize.query<{ id: string }>(`INSERT INTO page_versions (page_id, trigger, state, created_at) VALUES (:pageId, 'auto', :state, :createdAt) RETURNING id`, {
+        replacements: { pageId: page.id, state, createdAt },
+        type: QueryTypes.SELECT,
+      });
+    await insertVersion('2020-03-01T08:00:00Z');
+    const [newest] = await insertVersion('2020-03-01T20:00:00Z');
+    await runJob(VERSION_THINNING);
+    const versions = await sequelize.query<{ id: string }>(`SELECT id FROM page_versions WHERE page_id = :pageId`, { replacements: { pageId: page.id }, type: QueryTypes.SELECT });
+    assert.deepEqual(versions, [{ id: newest!.id }]);
+
+    // 501 rows of someone typing; no session.
+    const ydoc = new Y.Doc();
+    const updates: Uint8Array[] = [];
+    ydoc.on('update', (update: Uint8Array) => updates.push(update));
+    const text = ydoc.getText('typed');
+    for (let i = 0; i < 501; i += 1) text.insert(i, 'x');
+    await sequelize.transaction((transaction) => appendUpdates(transactionClient(transaction), updates.map((update) => ({ pageId: page.id, update }))));
+    await runJob(LOG_COMPACTION);
+    const rows = await sequelize.query<{ update: Buffer }>(`SELECT update FROM page_updates WHERE page_id = :pageId`, { replacements: { pageId: page.id }, type: QueryTypes.SELECT });
+    assert.equal(rows.length, 1);
+    const merged = new Y.Doc();
+    Y.applyUpdate(merged, rows[0]!.update);
+    assert.equal(merged.getText('typed').toString(), 'x'.repeat(501));
   });
 });
 

@@ -18,9 +18,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, 'supervisor');
 
-/** Later issues add `collab` and `backup` here. */
+/** The backup sidecar joins later. */
 const SERVICES = [
   { name: 'api', entry: 'api/server.ts' },
+  { name: 'collab', entry: 'collab/main.ts' },
   { name: 'worker', entry: 'jobs/worker.ts' },
 ];
 const MAX_BACKOFF_MS = 30_000;

@@ -5,9 +5,13 @@
  * a race is derived again, a given one answers `slug_taken`.
  */
 import type { Sequelize } from 'sequelize';
+import { documentToYjsUpdate, EMPTY_DOCUMENT, markdownToDocument } from '../../content-pipeline/index.ts';
+import { renderDocument, saveRenderedData, type RenderedDocument } from '../documents/derivedData.ts';
+import { appendUpdates, transactionClient } from '../documents/documentLog.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { Page, type Pond } from '../models/index.ts';
+import { syncLinksToPages } from '../pages/linkResolution.ts';
 import { derivePageSlug, isPageSlugConflict, pageSlugTaken } from '../pages/pageSlugs.ts';
 import { assertUsableLiveParent, placementKey, TreeFieldError, type Placement } from '../pages/pagePlacement.ts';
 import { MAX_PAGE_DEPTH, PageTree } from '../pages/pageTree.ts';
@@ -34,7 +38,18 @@ export interface CreatePageProps {
   locale: () => Promise<Locale>;
 }
 
-async function createPageOnce(sequelize: Sequelize, props: CreatePageProps): Promise<Page> {
+/** The page's first document, rendered before any lock is taken. */
+interface InitialBody {
+  update: Uint8Array;
+  rendered: RenderedDocument;
+}
+
+function initialBody(markdown: string | undefined): InitialBody {
+  const document = markdown ? markdownToDocument(markdown) : EMPTY_DOCUMENT;
+  return { update: documentToYjsUpdate(document), rendered: renderDocument(document) };
+}
+
+async function createPageOnce(sequelize: Sequelize, props: CreatePageProps, body: InitialBody): Promise<Page> {
   const { pond, input, userId } = props;
   return sequelize.transaction(async (transaction) => {
     await lockPondTree(sequelize, pond.id, transaction);
@@ -57,22 +72,25 @@ async function createPageOnce(sequelize: Sequelize, props: CreatePageProps): Pro
         title: input.title,
         parentId,
         position,
-        initialMarkdown: input.markdown ?? null,
         createdBy: userId,
         updatedBy: userId,
       },
       { transaction },
     );
-    await reindexPages([page.id], transaction);
+    // Every page has a document log and derived data from birth; links to its slug resolve.
+    await appendUpdates(transactionClient(transaction), [{ pageId: page.id, update: body.update }]);
+    await saveRenderedData(sequelize, { pageId: page.id, rendered: body.rendered, authorIds: [userId] }, transaction);
+    await syncLinksToPages(sequelize, [page.id], transaction);
     return page;
   });
 }
 
 /** Creates a page at the given place among its siblings, by default last. */
 export async function createPage(sequelize: Sequelize, props: CreatePageProps): Promise<Page> {
+  const body = initialBody(props.input.markdown);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await createPageOnce(sequelize, props);
+      return await createPageOnce(sequelize, props, body);
     } catch (error) {
       if (error instanceof TreeFieldError) throw await error.toApiError(props.locale);
       if (!isPageSlugConflict(error)) throw error;
@@ -108,6 +126,7 @@ export async function updatePage(sequelize: Sequelize, props: UpdatePageProps): 
       page.updatedBy = props.userId;
       await page.save({ transaction });
       if (titleChanged) await reindexPages([page.id], transaction);
+      if (slugChanged) await syncLinksToPages(sequelize, [page.id], transaction);
       return page;
     });
   } catch (error) {

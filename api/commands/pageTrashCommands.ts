@@ -12,6 +12,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { ApiError, forbidden, notFound } from '../http/apiError.ts';
 import { removeStoredFiles } from '../files/fileStore.ts';
 import type { Logger } from '../logger.ts';
+import { syncLinksToPages } from '../pages/linkResolution.ts';
 import { MAX_PAGE_DEPTH, PageTree, type TreeRow } from '../pages/pageTree.ts';
 import { lockPondTree } from '../ponds/pondLock.ts';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
@@ -84,6 +85,10 @@ export async function trashPage(sequelize: Sequelize, props: TrashPageProps): Pr
       { now, userId: props.userId, pageIds },
     );
     await clearPageSearchVectors(pageIds, transaction);
+    await syncLinksToPages(sequelize, pageIds, transaction);
+    // Under the trash rule only writers may still see these pages: the collaboration server
+    // re-resolves open sessions and closes those on the trashed pages.
+    await announceAccessChange(pondId, transaction);
     return { trashedAt: now, pageIds };
   });
 }
@@ -168,6 +173,7 @@ export async function restorePage(sequelize: Sequelize, props: RestorePageProps)
     await tree.execute(`UPDATE pages SET trashed_at = NULL, trashed_by = NULL, updated_at = now() WHERE id IN (:pageIds)`, { pageIds });
     await bringHomeWaitingPages(tree, pageIds);
     await reindexPages(pageIds, transaction);
+    await syncLinksToPages(sequelize, pageIds, transaction);
     return pageIds;
   });
 }

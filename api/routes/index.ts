@@ -7,14 +7,17 @@ import { authSessionRoutes } from './authSessionRoutes.ts';
 import { favoriteRoutes } from './favoriteRoutes.ts';
 import { healthRoutes } from './healthRoutes.ts';
 import { legalRoutes } from './legalRoutes.ts';
+import { linkRoutes } from './linkRoutes.ts';
 import { grantRoutes } from './grantRoutes.ts';
 import { labelRoutes } from './labelRoutes.ts';
 import { memberRoutes } from './memberRoutes.ts';
 import { pageRoutes } from './pageRoutes.ts';
 import { pageTreeRoutes } from './pageTreeRoutes.ts';
+import { collabRoutes } from './collabRoutes.ts';
 import { pondRoutes } from './pondRoutes.ts';
 import { setupRoutes } from './setupRoutes.ts';
 import { userRoutes } from './userRoutes.ts';
+import { versionRoutes } from './versionRoutes.ts';
 
 export const internalApiRoutes: AnyRoute[] = [
   ...healthRoutes,
@@ -29,7 +32,10 @@ export const internalApiRoutes: AnyRoute[] = [
   ...labelRoutes,
   ...pageRoutes,
   ...pageTreeRoutes,
+  ...versionRoutes,
+  ...collabRoutes,
   ...favoriteRoutes,
+  ...linkRoutes,
   ...adminSettingsRoutes,
   ...adminUserRoutes,
 ];

@@ -16,7 +16,8 @@ import { onePlacement, placementFields } from './pagePlacementSchema.ts';
 import { presentPageDetail, type PageDetailView } from '../presenters/pagePresenter.ts';
 
 export const PAGE_TITLE_MAX_LENGTH = 300;
-// Markdown handed over at creation; the content pipeline turns it into the document later.
+// Markdown handed over at creation: turned into the page's document, its first update-log row
+// and its derived data within the creation (parsed and rendered before the pond lock is taken).
 export const PAGE_MARKDOWN_MAX_LENGTH = 1_000_000;
 
 const titleSchema = z.string().trim().min(1).max(PAGE_TITLE_MAX_LENGTH);

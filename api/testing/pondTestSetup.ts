@@ -9,7 +9,7 @@ import { AuditEntry, PageLabel, type Page, type Pond, type PondRole } from '../m
 import { seedGrant, seedSharedPond } from './accessFixtures.ts';
 import { completeSetup, createVerifiedUser, resetRateLimits } from './fixtures.ts';
 import { TestClient } from './testClient.ts';
-import { startTestInstance, type TestInstance } from './testInstance.ts';
+import { startTestInstance, type TestInstance, type TestInstanceOptions } from './testInstance.ts';
 
 type ErrorResponse = { status: number; body: any; text: string };
 
@@ -70,12 +70,12 @@ export interface PondCast {
  * completed, four users signed in. Before each test: rate limits reset. After: the instance
  * closed. The fields of the returned cast are filled in once `before` has run.
  */
-export function usePondCast(): PondCast {
+export function usePondCast(instanceOptions: () => TestInstanceOptions | Promise<TestInstanceOptions> = () => ({})): PondCast {
   const cast = {
     seedTeamPond: () => seedTeamPondFor(cast.owner.user.id, cast.editor.user.id, cast.reader.user.id),
   } as PondCast;
   before(async () => {
-    cast.instance = await startTestInstance();
+    cast.instance = await startTestInstance(await instanceOptions());
     await completeSetup(cast.instance);
     [cast.owner, cast.editor, cast.reader, cast.outsider] = (await signInUsers(cast.instance, 4)) as [SignedIn, SignedIn, SignedIn, SignedIn];
     cast.anonymous = new TestClient(cast.instance.baseUrl);

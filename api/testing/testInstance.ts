@@ -10,6 +10,7 @@ import path from 'node:path';
 import { createApp } from '../app.ts';
 import { bootstrapServices } from '../bootstrap.ts';
 import { parseConfig } from '../config.ts';
+import { attachCollabProxy } from '../http/collabProxy.ts';
 import { createLogger } from '../logger.ts';
 import { startAccessChangeListener } from '../policies/accessChangeListener.ts';
 import { invalidateAllPondAccess } from '../policies/pondAccessCache.ts';
@@ -55,6 +56,7 @@ export async function startTestInstance(options: TestInstanceOptions = {}): Prom
   const accessChanges = startAccessChangeListener(database.url, services.logger);
   const app = await createApp(services, { site: options.site ?? false });
   server.on('request', app);
+  attachCollabProxy(server, () => config.collab, services.logger);
   return {
     baseUrl,
     services,

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import type { JSONContent } from '@tiptap/core';
 import * as Y from 'yjs';
 import { documentSchema, type DocumentJson } from '../schema/documentSchema.ts';
-import { documentToYDoc, documentToYjsUpdate, yDocToDocument, yjsUpdateToDocument, YJS_FRAGMENT_NAME } from './yjsConversions.ts';
+import { markdownToDocument } from '../markdown/markdownToDocument.ts';
+import { documentToYDoc, documentToYjsUpdate, replaceYDocContent, yDocToDocument, yjsUpdateToDocument, YJS_FRAGMENT_NAME } from './yjsConversions.ts';
 
 const text = (value: string, marks?: JSONContent['marks']): JSONContent => (marks ? { type: 'text', text: value, marks } : { type: 'text', text: value });
 const paragraph = (...content: JSONContent[]): JSONContent => ({ type: 'paragraph', content });
@@ -153,4 +154,17 @@ test('an empty Y.Doc (a page nobody has typed into) converts to the empty docume
 
 test('an invalid document is refused', () => {
   assert.throws(() => documentToYjsUpdate({ type: 'doc', content: [{ type: 'nonsense' }] }), /nonsense/);
+});
+
+test('replaceYDocContent: a live Y.Doc and a peer bound to it both converge on the new document', () => {
+  const live = documentToYDoc(markdownToDocument('# Old\n\nhello **bold** [[link]]\n\n- [ ] task'));
+  const peer = new Y.Doc();
+  Y.applyUpdate(peer, Y.encodeStateAsUpdate(live));
+  live.on('update', (update: Uint8Array) => Y.applyUpdate(peer, update));
+  const target = markdownToDocument('# New\n\nworld *it*\n\n| a | b |\n|---|---|\n| 1 | 2 |');
+  replaceYDocContent(live, target, 'restore');
+  const expected = yDocToDocument(documentToYDoc(target));
+  assert.deepEqual(yDocToDocument(live), expected);
+  assert.deepEqual(yDocToDocument(peer), expected);
+  assert.doesNotMatch(JSON.stringify(yDocToDocument(peer)), /Old|hello/);
 });

@@ -149,3 +149,22 @@ export function yjsUpdateToDocument(update: Uint8Array): DocumentJson {
     ydoc.destroy();
   }
 }
+
+/**
+ * Replaces what a live Y.Doc holds by `doc`, in one transaction with `origin`: every client
+ * bound to the Y.Doc converges on `doc` (a version restore goes through here). The old items
+ * are deleted, not rewritten, so history stays append-only and concurrent inserts survive.
+ */
+export function replaceYDocContent(ydoc: Y.Doc, doc: DocumentJson, origin: unknown = null): void {
+  const replacement = documentToYDoc(doc);
+  try {
+    const items = replacement.getXmlFragment(YJS_FRAGMENT_NAME).toArray().map((item) => item.clone());
+    ydoc.transact(() => {
+      const fragment = ydoc.getXmlFragment(YJS_FRAGMENT_NAME);
+      fragment.delete(0, fragment.length);
+      fragment.insert(0, items as (Y.XmlElement | Y.XmlText)[]);
+    }, origin);
+  } finally {
+    replacement.destroy();
+  }
+}

@@ -5,6 +5,7 @@ import type { Sequelize } from 'sequelize';
 import * as foundation from './0001-foundation.ts';
 import * as access from './0002-access.ts';
 import * as tree from './0003-tree.ts';
+import * as collab from './0004-collab.ts';
 
 export interface Migration {
   name: string;
@@ -16,4 +17,5 @@ export const migrations: Migration[] = [
   { name: '0001-foundation', ...foundation },
   { name: '0002-access', ...access },
   { name: '0003-tree', ...tree },
+  { name: '0004-collab', ...collab },
 ];

@@ -1,0 +1,230 @@
+/**
+ * What the wikilink index (`page_links`, kept by api/documents/derivedData.ts and
+ * api/pages/linkResolution.ts) answers: a page's backlinks, a pond's phantom links (targets
+ * no live page has) and a pond's link graph. Every answer is the caller's readable slice:
+ * trashed pages never appear, a page the caller may not read appears nowhere (nor its
+ * snippet), an edge needs both ends readable, and a phantom whose every readable referrer is
+ * filtered out is not listed. Access is judged in memory with the pond's resolved access.
+ */
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { z } from 'zod';
+import { isUuid, type SubjectAccess } from '../policies/accessPolicy.ts';
+import { presentReferrer, type LinkGraphView, type PhantomLinkView, type ReferrerFields, type ReferrerView } from '../presenters/linkPresenter.ts';
+import { liveReadability } from './readableBatches.ts';
+
+export const DEFAULT_LINK_LIST_LIMIT = 100;
+export const MAX_LINK_LIST_LIMIT = 500;
+// Later batches double while many rows are unreadable, up to this many per query.
+const MAX_BATCH = 2_000;
+
+export interface LinkListing<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** Where the backlink list continues: the (title, id) of the last source handed out. */
+export interface BacklinkCursor {
+  title: string;
+  id: string;
+}
+
+function encodeCursor(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+}
+
+function decodeCursor(text: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A `cursor` query parameter we handed out, else a 400 naming `query.cursor`. */
+function cursorField<T>(parse: (decoded: unknown) => T | null) {
+  return z
+    .string()
+    .transform((text, context) => {
+      const cursor = parse(decodeCursor(text));
+      if (cursor === null) {
+        context.addIssue({ code: 'custom', input: text });
+        return z.NEVER;
+      }
+      return cursor;
+    })
+    .optional();
+}
+
+export const backlinkCursorField = cursorField<BacklinkCursor>((decoded) => {
+  if (!Array.isArray(decoded) || decoded.length !== 2) return null;
+  const [title, id] = decoded as unknown[];
+  return typeof title === 'string' && isUuid(id) ? { title, id: id.toLowerCase() } : null;
+});
+
+/** The phantom list continues after this (lowercase) target slug. */
+export const phantomCursorField = cursorField<string>((decoded) => (typeof decoded === 'string' && decoded !== '' ? decoded : null));
+
+interface CollectOptions<Row, Kept, Key> {
+  limit: number;
+  after: Key | null;
+  /** Rows after `after` in key order, at most `size`. */
+  fetch: (after: Key | null, size: number) => Promise<Row[]>;
+  keyOf: (row: Row) => Key;
+  /** The row as handed out, or null when nothing of it is readable. */
+  keep: (row: Row) => Kept | null;
+}
+
+/** Up to `limit` kept rows and the key of the last one when another kept row follows. */
+async function collectKept<Row, Kept, Key>(options: CollectOptions<Row, Kept, Key>): Promise<{ kept: Kept[]; nextKey: Key | null }> {
+  const kept: Kept[] = [];
+  let lastKey: Key | null = null;
+  let after = options.after;
+  // One row more than asked tells whether another page of results exists.
+  let size = options.limit + 1;
+  for (;;) {
+    const rows = await options.fetch(after, size);
+    for (const row of rows) {
+      const item = options.keep(row);
+      if (item === null) continue;
+      if (kept.length === options.limit) return { kept, nextKey: lastKey };
+      kept.push(item);
+      lastKey = options.keyOf(row);
+    }
+    if (rows.length < size) return { kept, nextKey: null };
+    after = options.keyOf(rows.at(-1)!);
+    size = Math.min(size * 2, Math.max(MAX_BATCH, options.limit + 1));
+  }
+}
+
+/**
+ * The live pages linking to `pageId` that the subject may read, by title, each with the
+ * snippet around its link. A page linking to itself is its own backlink.
+ */
+export async function listBacklinks(
+  sequelize: Sequelize,
+  access: SubjectAccess,
+  pageId: string,
+  options: { limit?: number; cursor?: BacklinkCursor | null } = {},
+): Promise<LinkListing<ReferrerView>> {
+  const readable = liveReadability(access);
+  const { kept, nextKey } = await collectKept({
+    limit: options.limit ?? DEFAULT_LINK_LIST_LIMIT,
+    after: options.cursor ?? null,
+    fetch: (after, size) =>
+      sequelize.query<ReferrerFields>(
+        // A source linking twice in different letter case is listed once.
+        `SELECT DISTINCT ON (s.title, s.id) s.id, s.title, s.slug, pl.snippet
+           FROM page_links pl JOIN pages s ON s.id = pl.source_page_id
+          WHERE pl.target_page_id = :pageId AND pl.pond_id = :pondId AND s.trashed_at IS NULL
+            ${after ? 'AND (s.title, s.id) > (:afterTitle, CAST(:afterId AS uuid))' : ''}
+          ORDER BY s.title, s.id, pl.target_slug
+          LIMIT :size`,
+        {
+          replacements: { pageId, pondId: access.data.pondId, afterTitle: after?.title ?? null, afterId: after?.id ?? null, size },
+          type: QueryTypes.SELECT,
+        },
+      ),
+    keyOf: (row): BacklinkCursor => ({ title: row.title, id: row.id }),
+    keep: (row) => (readable(row.id) ? presentReferrer(row) : null),
+  });
+  return { items: kept, nextCursor: nextKey ? encodeCursor([nextKey.title, nextKey.id]) : null };
+}
+
+interface PhantomRow extends ReferrerFields {
+  target_key: string;
+}
+
+interface PhantomGroup {
+  targetSlug: string;
+  referrers: PhantomRow[];
+}
+
+/** `size` phantom targets after `after` with all their live referrers, grouped per target. */
+async function fetchPhantomGroups(sequelize: Sequelize, pondId: string, after: string | null, size: number): Promise<PhantomGroup[]> {
+  const rows = await sequelize.query<PhantomRow>(
+    `WITH targets AS (
+       SELECT DISTINCT lower(pl.target_slug) AS target_key
+         FROM page_links pl JOIN pages s ON s.id = pl.source_page_id AND s.trashed_at IS NULL
+        WHERE pl.pond_id = :pondId AND pl.target_page_id IS NULL ${after === null ? '' : 'AND lower(pl.target_slug) > :after'}
+        ORDER BY 1
+        LIMIT :size
+     )
+     SELECT DISTINCT ON (t.target_key, s.title, s.id) t.target_key, s.id, s.title, s.slug, pl.snippet
+       FROM targets t
+       JOIN page_links pl ON pl.pond_id = :pondId AND pl.target_page_id IS NULL AND lower(pl.target_slug) = t.target_key
+       JOIN pages s ON s.id = pl.source_page_id AND s.trashed_at IS NULL
+      ORDER BY t.target_key, s.title, s.id, pl.target_slug`,
+    { replacements: { pondId, after, size }, type: QueryTypes.SELECT },
+  );
+  const groups: PhantomGroup[] = [];
+  for (const row of rows) {
+    const last = groups.at(-1);
+    if (last && last.targetSlug === row.target_key) last.referrers.push(row);
+    else groups.push({ targetSlug: row.target_key, referrers: [row] });
+  }
+  return groups;
+}
+
+/**
+ * The pond's missing link targets, by slug, each with the live pages linking to it that the
+ * subject may read (by title) and their snippets. A target without such a page is left out.
+ */
+export async function listPhantomLinks(
+  sequelize: Sequelize,
+  access: SubjectAccess,
+  options: { limit?: number; cursor?: string | null } = {},
+): Promise<LinkListing<PhantomLinkView>> {
+  const readable = liveReadability(access);
+  const { kept, nextKey } = await collectKept({
+    limit: options.limit ?? DEFAULT_LINK_LIST_LIMIT,
+    after: options.cursor ?? null,
+    fetch: (after, size) => fetchPhantomGroups(sequelize, access.data.pondId, after, size),
+    keyOf: (group) => group.targetSlug,
+    keep: (group): PhantomLinkView | null => {
+      const referrers = group.referrers.filter((row) => readable(row.id));
+      return referrers.length === 0 ? null : { targetSlug: group.targetSlug, referrers: referrers.map(presentReferrer) };
+    },
+  });
+  return { items: kept, nextCursor: nextKey === null ? null : encodeCursor(nextKey) };
+}
+
+/**
+ * The pond's link graph as the subject may see it: its readable live pages (by title), the
+ * resolved links between two of them (one edge per direction) and the phantom targets with
+ * their readable referrers. Links resolve only within their pond, so no other pond shows.
+ */
+export async function loadLinkGraph(sequelize: Sequelize, access: SubjectAccess): Promise<LinkGraphView> {
+  const pondId = access.data.pondId;
+  const select = <T extends object>(sql: string) => sequelize.query<T>(sql, { replacements: { pondId }, type: QueryTypes.SELECT });
+  const [pages, links, phantoms] = await Promise.all([
+    select<{ id: string; title: string; slug: string }>(`SELECT id, title, slug FROM pages WHERE pond_id = :pondId AND trashed_at IS NULL ORDER BY title, id`),
+    select<{ source: string; target: string }>(
+      `SELECT DISTINCT pl.source_page_id AS source, pl.target_page_id AS target
+         FROM page_links pl JOIN pages t ON t.id = pl.target_page_id
+        WHERE pl.pond_id = :pondId AND t.pond_id = :pondId AND t.trashed_at IS NULL
+        ORDER BY 1, 2`,
+    ),
+    select<{ target_slug: string; referrer_ids: string[] }>(
+      `SELECT lower(target_slug) AS target_slug, array_agg(DISTINCT source_page_id::text ORDER BY source_page_id::text) AS referrer_ids
+         FROM page_links WHERE pond_id = :pondId AND target_page_id IS NULL
+        GROUP BY 1 ORDER BY 1`,
+    ),
+  ]);
+  const readable = liveReadability(access);
+  const visible = new Set<string>();
+  const nodes: LinkGraphView['nodes'] = [];
+  for (const page of pages) {
+    if (!readable(page.id)) continue;
+    visible.add(page.id);
+    nodes.push({ id: page.id, title: page.title, slug: page.slug, labelIds: [...(access.data.pageLabels.get(page.id) ?? [])].sort() });
+  }
+  return {
+    nodes,
+    // A link from a trashed page has no visible source: only live, readable ends count.
+    edges: links.filter((link) => visible.has(link.source) && visible.has(link.target)).map((link) => ({ source: link.source, target: link.target })),
+    phantoms: phantoms.flatMap((phantom) => {
+      const referrerIds = phantom.referrer_ids.filter((id) => visible.has(id));
+      return referrerIds.length === 0 ? [] : [{ targetSlug: phantom.target_slug, referrerIds }];
+    }),
+  };
+}

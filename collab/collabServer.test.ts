@@ -1,0 +1,210 @@
+/**
+ * The collaboration server end to end: tokens from the API, real providers through the API's
+ * `/collab` proxy, the update log in Postgres, read-only enforcement, live access changes.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import pg from 'pg';
+import * as Y from 'yjs';
+import { verifyCollabToken, signCollabToken } from '../api/collab/collabToken.ts';
+import { loadDocumentState } from '../api/documents/documentLog.ts';
+import { seedGrant, seedPage } from '../api/testing/accessFixtures.ts';
+import { assertError, MISSING_UUID } from '../api/testing/pondTestSetup.ts';
+import { collabToken, openEditor, paragraphText, useCollabCast, waitFor, type TestEditor } from './testing/collabHarness.ts';
+
+async function logText(cast: { instance: { services: { config: { databaseUrl?: string } } } }, pageId: string): Promise<string> {
+  const client = new pg.Client({ connectionString: cast.instance.services.config.databaseUrl });
+  await client.connect();
+  try {
+    const { state } = await loadDocumentState(client, pageId);
+    const ydoc = new Y.Doc();
+    Y.applyUpdate(ydoc, state);
+    return paragraphText(ydoc);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The typed characters, without the line breaks between paragraphs. */
+const letters = (text: string) => [...text.replace(/\n/g, '')];
+
+describe('collaboration', () => {
+  const cast = useCollabCast();
+  const editors: TestEditor[] = [];
+  const open = async (...args: Parameters<typeof openEditor> extends [unknown, ...infer Rest] ? Rest : never) => {
+    const editor = await openEditor(cast, ...args);
+    editors.push(editor);
+    return editor;
+  };
+  const closeAll = () => {
+    for (const editor of editors.splice(0)) editor.destroy();
+  };
+
+  describe('GET /pages/:id/collab-token', () => {
+    test('rw for writers, ro for readers, signed for this page and user, never cached', async () => {
+      const pond = await cast.seedTeamPond();
+      const page = await seedPage(pond.id, 'Token page');
+      const editorToken = await cast.editor.client.get(`/pages/${page.id}/collab-token`);
+      assert.equal(editorToken.status, 200, editorToken.text);
+      assert.equal(editorToken.body.mode, 'rw');
+      assert.equal(editorToken.body.documentName, page.id);
+      assert.equal(editorToken.body.path, '/collab');
+      assert.equal(editorToken.headers.get('cache-control'), 'no-store');
+      const claims = verifyCollabToken(cast.instance.services.config.sessionSecret, editorToken.body.token);
+      assert.deepEqual({ pageId: claims?.pageId, userId: claims?.userId, mode: claims?.mode }, { pageId: page.id, userId: cast.editor.user.id, mode: 'rw' });
+      const readerToken = await cast.reader.client.get(`/pages/${page.id}/collab-token`);
+      assert.equal(readerToken.body.mode, 'ro');
+    });
+
+    test('anonymous: ro on a public page, 404 on a private one; outsiders and missing pages 404', async () => {
+      const pond = await cast.seedTeamPond();
+      const privatePage = await seedPage(pond.id, 'Private');
+      const publicPage = await seedPage(pond.id, 'Public');
+      await seedGrant(pond.id, { subject: { type: 'public' }, role: 'reader', scope: { type: 'page', id: publicPage.id } });
+      const anonymousPublic = await cast.anonymous.get(`/pages/${publicPage.id}/collab-token`);
+      assert.equal(anonymousPublic.status, 200, anonymousPublic.text);
+      assert.equal(anonymousPublic.body.mode, 'ro');
+      assert.equal(verifyCollabToken(cast.instance.services.config.sessionSecret, anonymousPublic.body.token)?.userId, null);
+      assertError(await cast.anonymous.get(`/pages/${privatePage.id}/collab-token`), 404, 'not_found');
+      assertError(await cast.outsider.client.get(`/pages/${privatePage.id}/collab-token`), 404, 'not_found');
+      assertError(await cast.editor.client.get(`/pages/${MISSING_UUID}/collab-token`), 404, 'not_found');
+    });
+
+    test('a trashed page cannot be opened: editors get page_trashed, others a plain 404', async () => {
+      const pond = await cast.seedTeamPond();
+      const page = await seedPage(pond.id, 'Trashed', { trashed: true });
+      assertError(await cast.editor.client.get(`/pages/${page.id}/collab-token`), 404, 'page_trashed');
+      assertError(await cast.reader.client.get(`/pages/${page.id}/collab-token`), 404, 'not_found');
+    });
+  });
+
+  describe('editing', () => {
+    test('two providers converge, and every acknowledged edit is already in the log', async (t) => {
+      t.after(closeAll);
+      const pond = await cast.seedTeamPond();
+      const page = await seedPage(pond.id, 'Two editors');
+      const a = await open(cast.editor.client, page.id);
+      const b = await open(cast.owner.client, page.id);
+      a.type('Hello ');
+      b.type('World');
+      await Promise.all([a.allSynced(), b.allSynced()]);
+      // Synced means acknowledged; acknowledged means stored. No waiting here.
+      const stored = await logText(cast, page.id);
+      // Each typed into a paragraph of its own making: two paragraphs, in an order both agree on.
+      await waitFor(() => a.text() === b.text() && letters(a.text()).length === 11, 5000, 'editors did not converge');
+      assert.equal(stored, a.text());
+      assert.deepEqual(letters(stored).sort(), [...'Hello World'].sort());
+    });
+
+    test('ten providers typing at once converge on the same document', async (t) => {
+      t.after(closeAll);
+      const pond = await cast.seedTeamPond();
+      const page = await seedPage(pond.id, 'Ten editors');
+      const clients = [cast.editor.client, cast.owner.client];
+      const ten = await Promise.all(Array.from({ length: 10 }, (_, index) => open(clients[index % 2]!, page.id)));
+      for (let round = 0; round < 5; round += 1) ten.forEach((editor, index) => editor.type(String(index)));
+      await Promise.all(ten.map((editor) => editor.allSynced()));
+      await waitFor(() => ten.every((editor) => letters(editor.text()).length === 50 && editor.text() === ten[0]!.text()), 5000, 'ten editors did not converge');
+      assert.equal(await logText(cast, page.id), ten[0]!.text());
+    });
+
+    test("a read-only provider's edits reach nobody and are not stored", async (t) => {
+      t.after(closeAll);
+      const pond = await cast.seedTeamPond();
+      const page = await seedPage(pond.id, 'Read only');
+      const writer = await open(cast.editor.client, page.id);
+      const reader = await open(cast.reader.client, page.id);
+      assert.equal(reader.provider.authorizedScope, 'readonly');
+      assert.equal(writer.provider.authorizedScope, 'read-write');
+      writer.type('mine');
+      await writer.allSynced();
+      await waitFor(() => reader.text() === 'mine', 5000, 'reader did not receive the edit');
+      reader.type(' and theirs');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(writer.text(), 'mine');
+      assert.equal(await logText(cast, page.id), 'mine');
+      const late = await open(cast.owner.client, page.id);
+      assert.equal(late.text(), 'mine');
+    });
+
+    test('an anonymous provider reads a public page', async (t) => {
+      t.after(closeAll);
+      const pond = await cast.seedTeamPond();
+      const page = await seedPage(pond.id, 'Public read');
+      await seedGrant(pond.id, { subject: { type: 'public' }, role: 'reader', scope: { type: 'page', id: page.id } });
+      const writer = await open(cast.editor.client, page.id);
+      writer.type('for everyone');
+      await writer.allSynced();
+      const visitor = await open(cast.anonymous, page.id);
+      assert.equal(visitor.provider.authorizedScope, 'readonly');
+      assert.equal(visitor.text(), 'for everyone');
+    });
+
+    test('forged, foreign-page and expired tokens are refused', async (t) => {
+      t.after(closeAll);
+      const pond = await cast.seedTeamPond();
+      const page = await seedPage(pond.id, 'Guarded');
+      const other = await seedPage(pond.id, 'Other');
+      const secret = cast.instance.services.config.sessionSecret;
+      const otherToken = await collabToken(cast.editor.client, other.id);
+      const forged = signCollabToken('not-the-secret-but-long-enough-0123456789', { pageId: page.id, userId: cast.editor.user.id, mode: 'rw' }).token;
+      const expired = signCollabToken(secret, { pageId: page.id, userId: cast.editor.user.id, mode: 'rw' }, Date.now() - 3_600_000).token;
+      const escalated = signCollabToken(secret, { pageId: page.id, userId: cast.outsider.user.id, mode: 'rw' }).token;
+      for (const token of [otherToken, forged, expired, escalated, 'garbage']) {
+        const { HocuspocusProvider } = await import('@hocuspocus/provider');
+        const reason = await new Promise<string>((resolve) => {
+          const provider = new HocuspocusProvider({ url: cast.wsUrl, name: page.id, token, onAuthenticationFailed: ({ reason }) => resolve(reason) });
+          t.after(() => provider.destroy());
+        });
+        assert.ok(reason.length > 0);
+      }
+    });
+  });
+
+  describe('access changes', () => {
+    test('revoking a member closes the socket and the reconnect is refused within 5 s', async (t) => {
+      t.after(closeAll);
+      const pond = await cast.seedTeamPond();
+      const page = await seedPage(pond.id, 'Revoked');
+      const editor = await open(cast.editor.client, page.id);
+      let refused = false;
+      editor.provider.on('authenticationFailed', () => {
+        refused = true;
+      });
+      const started = Date.now();
+      const removed = await cast.owner.client.request('DELETE', `/ponds/${pond.id}/members/${cast.editor.user.id}`);
+      assert.equal(removed.status, 204, removed.text);
+      await waitFor(() => refused || editor.provider.authorizedScope === undefined, 5000, 'revoked editor still connected');
+      await waitFor(() => refused, 5000, 'reconnect was not refused');
+      assert.ok(Date.now() - started < 5000);
+      editor.type('after revocation');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(await logText(cast, page.id), '');
+    });
+
+    test('trashing the page closes its editors and refuses the reconnect', async (t) => {
+      t.after(closeAll);
+      const pond = await cast.seedTeamPond();
+      const page = await seedPage(pond.id, 'Trashed while open');
+      const editor = await open(cast.editor.client, page.id);
+      let refused = false;
+      editor.provider.on('authenticationFailed', () => {
+        refused = true;
+      });
+      const trashed = await cast.owner.client.request('DELETE', `/pages/${page.id}`);
+      assert.equal(trashed.status, 200, trashed.text);
+      await waitFor(() => refused, 5000, 'editor of a trashed page was not disconnected');
+    });
+
+    test('downgrading an editor to reader reconnects the provider read-only within 5 s', async (t) => {
+      t.after(closeAll);
+      const pond = await cast.seedTeamPond();
+      const page = await seedPage(pond.id, 'Downgraded');
+      const editor = await open(cast.editor.client, page.id);
+      assert.equal(editor.provider.authorizedScope, 'read-write');
+      const changed = await cast.owner.client.patch(`/ponds/${pond.id}/members/${cast.editor.user.id}`, { role: 'reader' });
+      assert.equal(changed.status, 200, changed.text);
+      await waitFor(() => editor.provider.authorizedScope === 'readonly', 5000, 'provider was not downgraded');
+    });
+  });
+});

@@ -1,0 +1,178 @@
+/**
+ * The collaboration server: Hocuspocus over `ws` on `/collab`, one document per page id.
+ *
+ * - Auth: the collab token from the API, re-resolved through the policy module on connect
+ *   (collabExtension.ts) and again on every `pond_access_changed` (accessRevalidation.ts).
+ * - Durability: each applied update is written to the page's log before its ack leaves
+ *   (updateWriter.ts, durableAcks.ts); a document loads from the log.
+ * - Derived data on store (debounced, always when the last participant leaves), automatic
+ *   versions, session heartbeats, and maintenance: while a backup restore runs, all sockets
+ *   are closed and new ones refused.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import type { Duplex } from 'node:stream';
+import { Hocuspocus } from '@hocuspocus/server';
+import pg from 'pg';
+import type { Sequelize } from 'sequelize';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { listenToChannels, type ChannelListener } from '../api/db/channelListener.ts';
+import { UPDATES_APPENDED_CHANNEL } from '../api/documents/documentLog.ts';
+import type { Logger } from '../api/logger.ts';
+import { startAccessChangeListener, type AccessChangeListener } from '../api/policies/accessChangeListener.ts';
+import { revalidateAll, revalidatePond } from './accessRevalidation.ts';
+import { createCollabExtension, type CollabRuntime } from './collabExtension.ts';
+import { MaintenanceGate } from './maintenanceGate.ts';
+import { SessionRegistry, HEARTBEAT_INTERVAL_MS } from './sessionRegistry.ts';
+import { UpdateWriter } from './updateWriter.ts';
+
+export const COLLAB_PATH = '/collab';
+/** A single update or sync message above this is refused (a whole large page fits easily). */
+const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+export const MAINTENANCE_CHANNEL = 'backup_maintenance';
+
+export interface CollabServerOptions {
+  databaseUrl: string;
+  /** Bound to the models (`initModels`) by the caller. */
+  sequelize: Sequelize;
+  sessionSecret: string;
+  logger: Logger;
+  host?: string;
+  port?: number;
+  /** Wait after the last edit before rendering derived data. */
+  storeDebounceMs?: number;
+  heartbeatIntervalMs?: number;
+  /** Active editing time between automatic versions (spec: 30 minutes). */
+  snapshotActiveMs?: number;
+  /** How long maintenance lasts at most when its end is never announced (spec: 30 minutes). */
+  maintenanceFailsafeMs?: number;
+}
+
+export interface CollabServer {
+  port: number;
+  url: string;
+  hocuspocus: Hocuspocus;
+  runtime: CollabRuntime;
+  close(): Promise<void>;
+}
+
+export async function startCollabServer(options: CollabServerOptions): Promise<CollabServer> {
+  const { logger } = options;
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 6 });
+  pool.on('error', (error) => logger.warn({ err: error.message }, 'collab pool connection error'));
+  const instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const writer = new UpdateWriter(pool, logger);
+  const sessions = new SessionRegistry(pool, instanceId, logger);
+  const maintenance = new MaintenanceGate(options.maintenanceFailsafeMs ?? 30 * 60_000, logger);
+
+  const runtime: CollabRuntime = {
+    pool,
+    sequelize: options.sequelize,
+    sessionSecret: options.sessionSecret,
+    logger,
+    writer,
+    sessions,
+    maintenance,
+    documents: new Map(),
+    snapshotActiveMs: options.snapshotActiveMs ?? 30 * 60_000,
+  };
+
+  const hocuspocus = new Hocuspocus({
+    name: instanceId,
+    quiet: true,
+    debounce: options.storeDebounceMs ?? 2000,
+    maxDebounce: Math.max(10_000, (options.storeDebounceMs ?? 2000) * 5),
+    unloadImmediately: true,
+    extensions: [createCollabExtension(runtime)],
+  });
+  runtime.hocuspocus = hocuspocus;
+
+  const sockets = new Set<WebSocket>();
+  const closeAllSockets = (code: number, reason: string) => {
+    for (const socket of sockets) socket.close(code, reason);
+  };
+  maintenance.onStart = () => closeAllSockets(1012, 'maintenance');
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  const server: Server = createServer((request, response) => {
+    if (request.method === 'GET' && request.url === '/healthz') {
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: maintenance.active ? 'maintenance' : 'ok' }));
+      return;
+    }
+    response.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found');
+  });
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = (request.url ?? '').split('?')[0];
+    if (path !== COLLAB_PATH) return refuseUpgrade(socket, 404, 'Not Found');
+    if (maintenance.active) return refuseUpgrade(socket, 503, 'Service Unavailable');
+    wss.handleUpgrade(request, socket, head, (webSocket) => acceptSocket(webSocket, request));
+  });
+
+  const acceptSocket = (webSocket: WebSocket, request: IncomingMessage) => {
+    sockets.add(webSocket);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (typeof value === 'string') headers.set(name, value);
+      else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    }
+    const client = hocuspocus.handleConnection(webSocket, new Request(`http://collab.invalid${request.url ?? '/'}`, { headers }));
+    webSocket.on('message', (data: Buffer) => client.handleMessage(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)));
+    webSocket.on('close', (code, reason) => {
+      sockets.delete(webSocket);
+      client.handleClose({ code, reason: reason.toString() } as CloseEvent);
+    });
+    webSocket.on('error', (error) => logger.debug({ err: error.message }, 'collab socket error'));
+  };
+
+  const accessChanges: AccessChangeListener = startAccessChangeListener(
+    options.databaseUrl,
+    logger,
+    (pondId) => void revalidatePond(runtime, pondId),
+    () => void revalidateAll(runtime),
+  );
+  const channels: ChannelListener = listenToChannels({
+    databaseUrl: options.databaseUrl,
+    channels: [UPDATES_APPENDED_CHANNEL, MAINTENANCE_CHANNEL],
+    logger,
+    onNotification: (channel, payload) => {
+      if (channel === MAINTENANCE_CHANNEL) maintenance.handle(payload);
+      else void runtime.applyAppendedUpdates?.(payload);
+    },
+  });
+
+  sessions.start(options.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `ws://${options.host ?? '127.0.0.1'}:${port}${COLLAB_PATH}`;
+  logger.info({ port, instanceId }, 'collab listening');
+
+  return {
+    port,
+    url,
+    hocuspocus,
+    runtime,
+    async close() {
+      server.close();
+      closeAllSockets(1001, 'server stopping');
+      await hocuspocus.flushPendingStores();
+      // Closing sockets unloads documents (and stores them) asynchronously: wait for that.
+      const deadline = Date.now() + 10_000;
+      while (hocuspocus.getDocumentsCount() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await writer.drain();
+      writer.close();
+      maintenance.stop();
+      await Promise.all([accessChanges.stop(), channels.stop()]);
+      await sessions.stop();
+      await pool.end();
+    },
+  };
+}
+
+function refuseUpgrade(socket: Duplex, status: number, text: string): void {
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}

@@ -1,0 +1,137 @@
+/**
+ * Collaboration tests: the pond cast (a real API instance, four users) plus a real collab
+ * server on a free port that the instance proxies `/collab` to, and real
+ * `@hocuspocus/provider` clients that fetch their token from the API as the editor does.
+ */
+import { after, before } from 'node:test';
+import { HocuspocusProvider } from '@hocuspocus/provider';
+import * as Y from 'yjs';
+import { createLogger } from '../../api/logger.ts';
+import { freePort } from '../../api/testing/freePort.ts';
+import { usePondCast, type PondCast } from '../../api/testing/pondTestSetup.ts';
+import type { TestClient } from '../../api/testing/testClient.ts';
+import { startCollabServer, type CollabServer, type CollabServerOptions } from '../collabServer.ts';
+
+export interface CollabCast extends PondCast {
+  collab: CollabServer;
+  /** The public `/collab` URL (through the API's proxy). */
+  wsUrl: string;
+  /** Starts the collab server again (after a test stopped it). */
+  restartCollab(): Promise<void>;
+}
+
+export type CollabOptions = Partial<Pick<CollabServerOptions, 'storeDebounceMs' | 'snapshotActiveMs' | 'maintenanceFailsafeMs' | 'heartbeatIntervalMs'>>;
+
+export function useCollabCast(options: CollabOptions = {}): CollabCast {
+  let port = 0;
+  const cast = usePondCast(async () => {
+    port = await freePort();
+    return { env: { COLLAB_PORT: String(port) } };
+  }) as CollabCast;
+  const start = async () => {
+    const { config, sequelize } = cast.instance.services;
+    cast.collab = await startCollabServer({
+      databaseUrl: config.databaseUrl!,
+      sequelize,
+      sessionSecret: config.sessionSecret,
+      logger: createLogger(process.env.DT_TEST_LOG_LEVEL ?? 'silent', 'collab'),
+      port,
+      storeDebounceMs: options.storeDebounceMs ?? 50,
+      ...options,
+    });
+    cast.wsUrl = `${cast.instance.baseUrl.replace(/^http/, 'ws')}/collab`;
+  };
+  cast.restartCollab = start;
+  before(start);
+  after(() => cast.collab.close());
+  return cast;
+}
+
+export interface TestEditor {
+  provider: HocuspocusProvider;
+  ydoc: Y.Doc;
+  /** The document's text: all paragraphs, one per line. */
+  text(): string;
+  /** Appends text to the first paragraph (created when missing). */
+  type(text: string): void;
+  /** Resolves once every local change is acknowledged by the server. */
+  allSynced(): Promise<void>;
+  destroy(): void;
+}
+
+/** Fetches a collab token for `pageId` as `client`; throws with the response on failure. */
+export async function collabToken(client: TestClient, pageId: string): Promise<string> {
+  const response = await client.get(`/pages/${pageId}/collab-token`);
+  if (response.status !== 200) throw Object.assign(new Error(`collab-token ${response.status}`), { response });
+  return response.body.token as string;
+}
+
+export function paragraphText(ydoc: Y.Doc): string {
+  return ydoc
+    .getXmlFragment('default')
+    .toArray()
+    .map((node) => (node instanceof Y.XmlElement ? node.toArray().map((child) => (child instanceof Y.XmlText ? child.toString() : '')).join('') : ''))
+    .join('\n');
+}
+
+/** A provider as the editor island would open it; resolves once authenticated and synced. */
+export async function openEditor(cast: CollabCast, client: TestClient, pageId: string, options: { url?: string } = {}): Promise<TestEditor> {
+  const ydoc = new Y.Doc();
+  const provider = new HocuspocusProvider({
+    url: options.url ?? cast.wsUrl,
+    name: pageId,
+    document: ydoc,
+    token: () => collabToken(client, pageId),
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('provider did not sync within 10 s')), 10_000);
+    provider.on('synced', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    provider.on('authenticationFailed', ({ reason }: { reason: string }) => {
+      clearTimeout(timer);
+      reject(new Error(`authentication failed: ${reason}`));
+    });
+  });
+  const paragraph = () => {
+    const fragment = ydoc.getXmlFragment('default');
+    let first = fragment.get(0);
+    if (!(first instanceof Y.XmlElement)) {
+      first = new Y.XmlElement('paragraph');
+      fragment.insert(0, [first]);
+    }
+    const element = first as Y.XmlElement;
+    let text = element.get(0);
+    if (!(text instanceof Y.XmlText)) {
+      text = new Y.XmlText();
+      element.insert(0, [text]);
+    }
+    return text as Y.XmlText;
+  };
+  return {
+    provider,
+    ydoc,
+    text: () => paragraphText(ydoc),
+    type(text: string) {
+      ydoc.transact(() => {
+        const target = paragraph();
+        target.insert(target.length, text);
+      });
+    },
+    allSynced: () => waitFor(() => provider.synced && provider.unsyncedChanges === 0, 10_000, 'provider has unsynced changes'),
+    destroy() {
+      provider.destroy();
+    },
+  };
+}
+
+/** Polls `condition` every 10 ms until it holds or `timeoutMs` passes. */
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5000, message = 'condition not met'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await condition()) return;
+    if (Date.now() > deadline) throw new Error(`${message} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
