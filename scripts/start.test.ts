@@ -52,14 +52,14 @@ async function childPids(parentPid: number, match = ''): Promise<number[]> {
     .filter((pid) => pid > 0);
 }
 
-const ports = { http: await freePort(), pg: await freePort() };
+const ports = { http: await freePort(), pg: await freePort(), collab: await freePort() };
 const baseUrl = `http://127.0.0.1:${ports.http}`;
 
 function startSupervisor(): ChildProcess {
   const { DATABASE_URL: _ignored, ...env } = process.env;
   const child = spawn(process.execPath, [path.join(root, 'scripts/start.ts')], {
     cwd: root,
-    env: { ...env, PORT: String(ports.http), HOST: '127.0.0.1', EMBEDDED_PG_PORT: String(ports.pg), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    env: { ...env, PORT: String(ports.http), HOST: '127.0.0.1', EMBEDDED_PG_PORT: String(ports.pg), COLLAB_PORT: String(ports.collab), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
     detached: true, // its own process group, so a group signal behaves like Ctrl-C in a terminal
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -70,6 +70,17 @@ function startSupervisor(): ChildProcess {
 async function readyz(): Promise<number | undefined> {
   const response = await fetch(`${baseUrl}/api/v1/readyz`);
   return response.status === 200 ? 200 : undefined;
+}
+
+/** Whether a WebSocket to `/collab` on the public port opens (Hocuspocus accepts, then waits for auth). */
+async function collabSocketOpens(): Promise<true | undefined> {
+  const socket = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/collab`);
+  const opened = await new Promise<boolean>((resolve) => {
+    socket.addEventListener('open', () => resolve(true));
+    socket.addEventListener('error', () => resolve(false));
+  });
+  socket.close();
+  return opened ? true : undefined;
 }
 
 /** Ctrl-C: SIGINT to the whole process group; resolves with the supervisor's exit. */
@@ -96,6 +107,10 @@ test('npm start serves a fresh instance, restarts a dead API, stops cleanly and 
     body: JSON.stringify({ username: 'keeper', email: 'keeper@example.org', password: 'a long enough password', displayName: 'Keeper' }),
   });
   assert.equal(created.status, 201);
+
+  // The collab process runs too, reached through the public port's /collab upgrade.
+  assert.equal((await childPids(first.pid!, 'collab/main.ts')).length, 1, 'the supervisor runs a collab child');
+  await waitFor(collabSocketOpens, 30_000, 'a WebSocket on /collab');
 
   // A crashed API process is restarted by the supervisor.
   const [apiPid] = await childPids(first.pid!, 'api/server.ts');
