@@ -8,21 +8,7 @@ import { describe, test } from 'node:test';
 import { QueryTypes } from 'sequelize';
 import { documentToHtml, documentToMarkdown, markdownToDocument, replaceYDocContent, yDocToDocument } from '../content-pipeline/index.ts';
 import { seedPage } from '../api/testing/accessFixtures.ts';
-import { openEditor, useCollabCast, waitFor, type CollabCast, type TestEditor } from './testing/collabHarness.ts';
-
-function editorsOf(cast: CollabCast) {
-  const editors: TestEditor[] = [];
-  return {
-    open: async (...args: Parameters<typeof openEditor> extends [unknown, ...infer Rest] ? Rest : never) => {
-      const editor = await openEditor(cast, ...args);
-      editors.push(editor);
-      return editor;
-    },
-    closeAll: () => {
-      for (const editor of editors.splice(0)) editor.destroy();
-    },
-  };
-}
+import { editorPool, openEditor, useCollabCast, waitFor, type CollabCast } from './testing/collabHarness.ts';
 
 async function rows<T extends object>(cast: CollabCast, sql: string, replacements: Record<string, unknown>): Promise<T[]> {
   return cast.instance.services.sequelize.query<T>(sql, { replacements, type: QueryTypes.SELECT });
@@ -30,7 +16,7 @@ async function rows<T extends object>(cast: CollabCast, sql: string, replacement
 
 describe('collaborative documents', () => {
   const cast = useCollabCast({ storeDebounceMs: 30, heartbeatIntervalMs: 100 });
-  const { open, closeAll } = editorsOf(cast);
+  const { open, closeAll } = editorPool(cast);
 
   test('a page created with Markdown opens in the editor with that content', async (t) => {
     t.after(closeAll);
@@ -141,12 +127,8 @@ describe('collaborative documents', () => {
     const pond = await cast.seedTeamPond();
     const page = await seedPage(pond.id, 'Maintenance');
     const editor = await open(cast.editor.client, page.id);
-    let closed = false;
-    editor.provider.on('close', () => {
-      closed = true;
-    });
     await cast.instance.services.sequelize.query(`SELECT pg_notify('backup_maintenance', 'start')`);
-    await waitFor(() => closed, 3000, 'socket stayed open');
+    await waitFor(() => editor.seen.closed, 3000, 'socket stayed open');
     const refused = await fetch(`${cast.instance.baseUrl}/collab`, { headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' } }).catch((error: Error) => error);
     assert.ok(refused instanceof Error || refused.status === 503, 'upgrade during maintenance must be refused');
     assert.equal(cast.collab.runtime.maintenance.active, true);

@@ -10,7 +10,7 @@ import { verifyCollabToken, signCollabToken } from '../api/collab/collabToken.ts
 import { loadDocumentState } from '../api/documents/documentLog.ts';
 import { seedGrant, seedPage } from '../api/testing/accessFixtures.ts';
 import { assertError, MISSING_UUID } from '../api/testing/pondTestSetup.ts';
-import { collabToken, openEditor, paragraphText, useCollabCast, waitFor, type TestEditor } from './testing/collabHarness.ts';
+import { collabToken, editorPool, paragraphText, useCollabCast, waitFor } from './testing/collabHarness.ts';
 
 async function logText(cast: { instance: { services: { config: { databaseUrl?: string } } } }, pageId: string): Promise<string> {
   const client = new pg.Client({ connectionString: cast.instance.services.config.databaseUrl });
@@ -30,15 +30,7 @@ const letters = (text: string) => [...text.replace(/\n/g, '')];
 
 describe('collaboration', () => {
   const cast = useCollabCast();
-  const editors: TestEditor[] = [];
-  const open = async (...args: Parameters<typeof openEditor> extends [unknown, ...infer Rest] ? Rest : never) => {
-    const editor = await openEditor(cast, ...args);
-    editors.push(editor);
-    return editor;
-  };
-  const closeAll = () => {
-    for (const editor of editors.splice(0)) editor.destroy();
-  };
+  const { open, closeAll } = editorPool(cast);
 
   describe('GET /pages/:id/collab-token', () => {
     test('rw for writers, ro for readers, signed for this page and user, never cached', async () => {
@@ -167,15 +159,11 @@ describe('collaboration', () => {
       const pond = await cast.seedTeamPond();
       const page = await seedPage(pond.id, 'Revoked');
       const editor = await open(cast.editor.client, page.id);
-      let refused = false;
-      editor.provider.on('authenticationFailed', () => {
-        refused = true;
-      });
       const started = Date.now();
       const removed = await cast.owner.client.request('DELETE', `/ponds/${pond.id}/members/${cast.editor.user.id}`);
       assert.equal(removed.status, 204, removed.text);
-      await waitFor(() => refused || editor.provider.authorizedScope === undefined, 5000, 'revoked editor still connected');
-      await waitFor(() => refused, 5000, 'reconnect was not refused');
+      await waitFor(() => editor.seen.closed, 5000, 'revoked editor still connected');
+      await waitFor(() => editor.seen.refused, 5000, 'reconnect was not refused');
       assert.ok(Date.now() - started < 5000);
       editor.type('after revocation');
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -187,13 +175,9 @@ describe('collaboration', () => {
       const pond = await cast.seedTeamPond();
       const page = await seedPage(pond.id, 'Trashed while open');
       const editor = await open(cast.editor.client, page.id);
-      let refused = false;
-      editor.provider.on('authenticationFailed', () => {
-        refused = true;
-      });
       const trashed = await cast.owner.client.request('DELETE', `/pages/${page.id}`);
       assert.equal(trashed.status, 200, trashed.text);
-      await waitFor(() => refused, 5000, 'editor of a trashed page was not disconnected');
+      await waitFor(() => editor.seen.closed && editor.seen.refused, 5000, 'editor of a trashed page was not disconnected');
     });
 
     test('downgrading an editor to reader reconnects the provider read-only within 5 s', async (t) => {

@@ -54,6 +54,8 @@ export interface TestEditor {
   text(): string;
   /** Appends text to the first paragraph (created when missing). */
   type(text: string): void;
+  /** What happened to the connection after it first synced. */
+  seen: { closed: boolean; refused: boolean };
   /** Resolves once every local change is acknowledged by the server. */
   allSynced(): Promise<void>;
   destroy(): void;
@@ -94,6 +96,13 @@ export async function openEditor(cast: CollabCast, client: TestClient, pageId: s
       reject(new Error(`authentication failed: ${reason}`));
     });
   });
+  const seen = { closed: false, refused: false };
+  provider.on('close', () => {
+    seen.closed = true;
+  });
+  provider.on('authenticationFailed', () => {
+    seen.refused = true;
+  });
   const paragraph = () => {
     const fragment = ydoc.getXmlFragment('default');
     let first = fragment.get(0);
@@ -112,6 +121,7 @@ export async function openEditor(cast: CollabCast, client: TestClient, pageId: s
   return {
     provider,
     ydoc,
+    seen,
     text: () => paragraphText(ydoc),
     type(text: string) {
       ydoc.transact(() => {
@@ -122,6 +132,21 @@ export async function openEditor(cast: CollabCast, client: TestClient, pageId: s
     allSynced: () => waitFor(() => provider.synced && provider.unsyncedChanges === 0, 10_000, 'provider has unsynced changes'),
     destroy() {
       provider.destroy();
+    },
+  };
+}
+
+/** Editors opened in a test, destroyed together (`t.after(editors.closeAll)`). */
+export function editorPool(cast: CollabCast) {
+  const editors: TestEditor[] = [];
+  return {
+    open: async (client: TestClient, pageId: string, options?: { url?: string }) => {
+      const editor = await openEditor(cast, client, pageId, options);
+      editors.push(editor);
+      return editor;
+    },
+    closeAll: () => {
+      for (const editor of editors.splice(0)) editor.destroy();
     },
   };
 }
