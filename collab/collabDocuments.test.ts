@@ -122,6 +122,31 @@ describe('collaborative documents', () => {
     await waitFor(async () => (await sessionRows()).length === 0, 2000, 'session row left behind');
   });
 
+  test('sessions of a crashed instance age out, and their page still gets its "last participant left" version', async () => {
+    const pond = await cast.seedTeamPond();
+    const page = await seedPage(pond.id, 'Crashed session');
+    const editor = await openEditor(cast, cast.editor.client, page.id);
+    editor.type('typed before the crash');
+    await editor.allSynced();
+    const sequelize = cast.instance.services.sequelize;
+    const fresh = await seedPage(pond.id, 'Recently stale');
+    await sequelize.query(`INSERT INTO collab_sessions (id, page_id, user_id, instance_id, mode, heartbeat_at) VALUES (gen_random_uuid(), :id, NULL, 'other', 'ro', now() - interval '30 seconds')`, { replacements: { id: fresh.id } });
+    editor.destroy();
+    await waitFor(() => !cast.collab.runtime.documents.has(page.id), 3000, 'document still open');
+    // What a kill -9 leaves behind instead of a clean leave: edits without a version, and a
+    // session row that stopped beating.
+    await sequelize.query(`DELETE FROM page_versions WHERE page_id = :id`, { replacements: { id: page.id } });
+    await sequelize.query(`INSERT INTO page_contributors (page_id, user_id) VALUES (:id, :userId) ON CONFLICT DO NOTHING`, { replacements: { id: page.id, userId: cast.editor.user.id } });
+    await sequelize.query(`INSERT INTO collab_sessions (id, page_id, user_id, instance_id, mode, heartbeat_at) VALUES (gen_random_uuid(), :id, :userId, 'crashed', 'rw', now() - interval '5 minutes')`, { replacements: { id: page.id, userId: cast.editor.user.id } });
+    await cast.collab.runtime.sessions.beat();
+    const versions = (await cast.editor.client.get(`/pages/${page.id}/versions`)).body.items;
+    assert.equal(versions.length, 1);
+    assert.equal(versions[0].trigger, 'auto');
+    assert.deepEqual(versions[0].contributors.map((person: { id: string }) => person.id), [cast.editor.user.id]);
+    const remaining = await rows<{ page_id: string }>(cast, `SELECT page_id FROM collab_sessions WHERE instance_id IN ('crashed', 'other')`, {});
+    assert.deepEqual(remaining.map((row) => row.page_id), [fresh.id], 'only the stale session is reaped');
+  });
+
   test('maintenance closes every socket and refuses new ones until it ends', async (t) => {
     t.after(closeAll);
     const pond = await cast.seedTeamPond();

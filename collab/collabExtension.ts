@@ -92,6 +92,18 @@ export function createCollabExtension(runtime: CollabRuntime): Extension {
     }
   };
 
+  // Pages whose participants all vanished with a crashed instance: take the version their
+  // leaving would have taken, from the log, if anyone edited since the last one.
+  runtime.sessions.onAbandoned = async (pageIds) => {
+    for (const pageId of pageIds) {
+      if (runtime.documents.has(pageId)) continue; // open here: the live document takes it on leave
+      const { rows } = await runtime.pool.query(`SELECT 1 FROM page_contributors WHERE page_id = $1 LIMIT 1`, [pageId]);
+      if (rows.length === 0) continue;
+      const { state } = await loadDocumentState(runtime.pool, pageId);
+      await createVersion(runtime.pool, { pageId, trigger: 'auto', state });
+    }
+  };
+
   runtime.applyAppendedUpdates = async (pageId: string) => {
     const state = runtime.documents.get(pageId);
     if (!state) return;

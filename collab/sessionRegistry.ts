@@ -1,8 +1,9 @@
 /**
  * One `collab_sessions` row per live connection, refreshed by a heartbeat every 30 s. A crashed
- * collab process stops beating, so its rows age out: compaction and "last participant left"
- * treat a page as idle once no row is younger than `SESSION_STALE_SECONDS`. Rows of crashed
- * processes are deleted after a while, by whichever instance beats next.
+ * collab process stops beating, so its rows age out: compaction treats a page as idle once no
+ * row is younger than `SESSION_STALE_SECONDS`, and whichever instance beats next reaps the
+ * stale rows and reports the pages left without a live session, so their "last participant
+ * left" version is still taken.
  */
 import type { Queryable } from '../api/documents/documentLog.ts';
 import type { Logger } from '../api/logger.ts';
@@ -10,7 +11,6 @@ import type { Logger } from '../api/logger.ts';
 export const HEARTBEAT_INTERVAL_MS = 30_000;
 /** Three missed heartbeats. api/documents/logCompaction.ts uses the same window. */
 export const SESSION_STALE_SECONDS = 90;
-const STALE_ROW_RETENTION = `interval '1 hour'`;
 
 export interface SessionRow {
   id: string;
@@ -55,13 +55,33 @@ export class SessionRegistry {
     await this.db.query(`DELETE FROM collab_sessions WHERE id = $1`, [sessionId]);
   }
 
+  /** Called with the pages whose last sessions this instance reaped (their holders crashed). */
+  onAbandoned: ((pageIds: string[]) => Promise<void>) | null = null;
+
   async beat(): Promise<void> {
     try {
       await this.db.query(`UPDATE collab_sessions SET heartbeat_at = now() WHERE instance_id = $1`, [this.instanceId]);
-      await this.db.query(`DELETE FROM collab_sessions WHERE heartbeat_at < now() - ${STALE_ROW_RETENTION}`);
+      const abandoned = await this.reapStaleSessions();
+      if (abandoned.length > 0) await this.onAbandoned?.(abandoned);
     } catch (error) {
       this.logger.warn({ err: (error as Error).message }, 'collab session heartbeat failed');
     }
+  }
+
+  /**
+   * Deletes sessions that stopped beating; returns the pages they leave without any live
+   * session. The DELETE is the claim: of two instances beating at once, only one gets the rows.
+   */
+  async reapStaleSessions(): Promise<string[]> {
+    const { rows } = await this.db.query<{ page_id: string }>(
+      `WITH reaped AS (
+         DELETE FROM collab_sessions WHERE heartbeat_at < now() - make_interval(secs => $1) RETURNING page_id
+       )
+       SELECT DISTINCT r.page_id FROM reaped r
+        WHERE NOT EXISTS (SELECT 1 FROM collab_sessions s WHERE s.page_id = r.page_id AND s.heartbeat_at >= now() - make_interval(secs => $1))`,
+      [SESSION_STALE_SECONDS],
+    );
+    return rows.map((row) => row.page_id);
   }
 }
 
