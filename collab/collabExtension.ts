@@ -11,11 +11,11 @@ import * as Y from 'yjs';
 import { yDocToDocument } from '../content-pipeline/index.ts';
 import { verifyCollabToken, type CollabMode } from '../api/collab/collabToken.ts';
 import { saveDerivedData } from '../api/documents/derivedData.ts';
-import { loadDocumentState, loadPageUpdates } from '../api/documents/documentLog.ts';
+import { loadDocumentState, loadIntoYDoc, loadPageUpdates } from '../api/documents/documentLog.ts';
 import { createVersion } from '../api/documents/versions.ts';
 import type { Logger } from '../api/logger.ts';
 import { resolveConnectionAccess } from './connectionAccess.ts';
-import { holdAckUntil } from './durableAcks.ts';
+import { holdAckUntil, installAckGate } from './durableAcks.ts';
 import type { MaintenanceGate } from './maintenanceGate.ts';
 import type { SessionRegistry } from './sessionRegistry.ts';
 import type { UpdateWriter } from './updateWriter.ts';
@@ -152,11 +152,9 @@ export function createCollabExtension(runtime: CollabRuntime): Extension {
         lastEditAt: 0,
       };
       runtime.documents.set(documentName, state);
-      const loaded = await loadDocumentState(runtime.pool, documentName);
-      Y.applyUpdate(document, loaded.state, LOG_ORIGIN);
-      state.loadedLastId = loaded.lastId;
+      state.loadedLastId = await loadIntoYDoc(runtime.pool, documentName, document, LOG_ORIGIN);
       if (state.appendedWhileLoading) {
-        for (const row of await loadPageUpdates(runtime.pool, documentName, loaded.lastId)) Y.applyUpdate(document, row.update, LOG_ORIGIN);
+        for (const row of await loadPageUpdates(runtime.pool, documentName, state.loadedLastId)) Y.applyUpdate(document, row.update, LOG_ORIGIN);
       }
       state.loading = false;
     },
@@ -170,6 +168,11 @@ export function createCollabExtension(runtime: CollabRuntime): Extension {
         if ((origin as { source?: string } | null)?.source !== 'connection' || !connection) return;
         recordEdit(document, state, connection, update);
       });
+    },
+
+    // Every connection's acks go through the gate, also one that never brings an update of its own.
+    async beforeSync({ connection }) {
+      installAckGate(connection);
     },
 
     async connected({ context }) {

@@ -85,6 +85,9 @@ export async function startCollabServer(options: CollabServerOptions): Promise<C
     debounce: options.storeDebounceMs ?? 2000,
     maxDebounce: Math.max(10_000, (options.storeDebounceMs ?? 2000) * 5),
     unloadImmediately: true,
+    // Hocuspocus merges a turn's updates (Y.mergeUpdates, quadratic) before broadcasting them:
+    // keep those merges small, or a client flooding keystrokes stalls every page of the process.
+    flushMaxBytes: 4096,
     extensions: [createCollabExtension(runtime)],
   });
   runtime.hocuspocus = hocuspocus;

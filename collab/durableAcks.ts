@@ -4,8 +4,8 @@
  * Hocuspocus applies a client's update and sends the client a SyncStatus message (the ack
  * the provider counts down its unsynced changes with) in the same synchronous step. We catch
  * the update in the document's `update` event (which fires inside that step, and only with
- * what was actually new) and hand it to the update writer; the connection's `send` is wrapped
- * so that a SyncStatus waits for every write this connection caused so far. Everything else
+ * what was actually new) and hand it to the update writer; every connection's `send` is wrapped
+ * so that a SyncStatus waits for every write of the document so far. Everything else
  * (other clients' edits, awareness) goes out at once, so the latency between editors does
  * not include the database.
  */
@@ -16,13 +16,18 @@ import type { Connection } from '@hocuspocus/server';
 const SYNC_STATUS = 8;
 
 interface AckState {
-  /** Settles when this connection's latest update is committed. */
-  lastWrite: Promise<void>;
   /** The acks waiting, in order. */
   ackChain: Promise<void>;
 }
 
 const states = new WeakMap<Connection, AckState>();
+/**
+ * Per document: settles when every update the document received so far is committed. Acks
+ * wait for the document's writes, not only the connection's own: a client that reconnects
+ * with edits another connection already brought in adds nothing new, yet its ack must still
+ * wait until those edits are stored.
+ */
+const documentWrites = new WeakMap<object, Promise<void>>();
 
 function isSyncStatus(message: Uint8Array): boolean {
   try {
@@ -37,7 +42,7 @@ function isSyncStatus(message: Uint8Array): boolean {
 function gate(connection: Connection): AckState {
   let state = states.get(connection);
   if (state) return state;
-  state = { lastWrite: Promise.resolve(), ackChain: Promise.resolve() };
+  state = { ackChain: Promise.resolve() };
   states.set(connection, state);
   const send = connection.send.bind(connection);
   const current = state;
@@ -46,7 +51,7 @@ function gate(connection: Connection): AckState {
       send(message);
       return;
     }
-    const written = current.lastWrite;
+    const written = documentWrites.get(connection.document) ?? Promise.resolve();
     current.ackChain = current.ackChain.then(
       () => written.then(() => send(message)),
       () => undefined,
@@ -55,14 +60,14 @@ function gate(connection: Connection): AckState {
   return state;
 }
 
-/** Call before the connection's first message is handled (Hocuspocus's `beforeSync`). */
+/** Call before the connection's first sync message is handled (Hocuspocus's `beforeSync`). */
 export function installAckGate(connection: Connection): void {
   gate(connection);
 }
 
 /** The ack of the message being handled on `connection` waits for `write`. */
 export function holdAckUntil(connection: Connection, write: Promise<void>): void {
-  const state = gate(connection);
-  const previous = state.lastWrite;
-  state.lastWrite = Promise.all([previous, write]).then(() => undefined);
+  gate(connection);
+  const previous = documentWrites.get(connection.document) ?? Promise.resolve();
+  documentWrites.set(connection.document, Promise.all([previous, write]).then(() => undefined));
 }

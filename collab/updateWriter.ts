@@ -9,9 +9,8 @@
  * with backoff, never dropped: the server's in-memory document already holds the update, so a
  * client resending it after a reconnect would not be persisted again.
  */
-import * as Y from 'yjs';
+import { mergeUpdatesInGroups, type Queryable } from '../api/documents/documentLog.ts';
 import type { Logger } from '../api/logger.ts';
-import type { Queryable } from '../api/documents/documentLog.ts';
 
 interface Pending {
   pageId: string;
@@ -125,7 +124,7 @@ export class UpdateWriter {
     const pageIds: string[] = [];
     const rows: Buffer[] = [];
     for (const [pageId, updates] of byPage) {
-      const merged = updates.length === 1 ? updates[0]! : Y.mergeUpdates(updates);
+      const merged = mergeUpdatesInGroups(updates);
       pageIds.push(pageId);
       rows.push(Buffer.from(merged.buffer, merged.byteOffset, merged.byteLength));
     }

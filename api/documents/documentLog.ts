@@ -38,6 +38,27 @@ export interface AppendedUpdate {
   update: Uint8Array;
 }
 
+/**
+ * Y.mergeUpdates re-sorts all its inputs for every struct it writes: quadratic (1 s for 10,000
+ * keystrokes, minutes for 100,000). Merging groups of 32, then the results, gives the same
+ * bytes in linear time.
+ */
+const MERGE_GROUP = 32;
+
+export function mergeUpdatesInGroups(updates: readonly Uint8Array[]): Uint8Array {
+  if (updates.length === 0) return Y.encodeStateAsUpdate(new Y.Doc());
+  let level = updates;
+  while (level.length > 1) {
+    const next: Uint8Array[] = [];
+    for (let start = 0; start < level.length; start += MERGE_GROUP) {
+      const group = level.slice(start, start + MERGE_GROUP);
+      next.push(group.length === 1 ? group[0]! : Y.mergeUpdates(group));
+    }
+    level = next;
+  }
+  return level[0]!;
+}
+
 /** One multi-row INSERT for any number of pages; returns the new row ids in input order. */
 export async function appendUpdates(db: Queryable, updates: readonly AppendedUpdate[]): Promise<number[]> {
   if (updates.length === 0) return [];
@@ -73,7 +94,7 @@ export async function loadDocumentState(db: Queryable, pageId: string): Promise<
   let updates = await loadPageUpdates(db, pageId);
   if (updates.length === 0) updates = await seedFromInitialMarkdown(db, pageId);
   if (updates.length === 0) return { state: Y.encodeStateAsUpdate(new Y.Doc()), lastId: 0 };
-  const state = updates.length === 1 ? updates[0]!.update : Y.mergeUpdates(updates.map((entry) => entry.update));
+  const state = mergeUpdatesInGroups(updates.map((entry) => entry.update));
   return { state, lastId: updates[updates.length - 1]!.id };
 }
 
@@ -89,6 +110,19 @@ async function seedFromInitialMarkdown(db: Queryable, pageId: string): Promise<L
     [pageId, Buffer.from(update)],
   );
   return loadPageUpdates(db, pageId);
+}
+
+/**
+ * Applies the page's log to `ydoc` in one transaction (cheaper than merging the rows first);
+ * returns the highest log id applied.
+ */
+export async function loadIntoYDoc(db: Queryable, pageId: string, ydoc: Y.Doc, origin: unknown): Promise<number> {
+  let updates = await loadPageUpdates(db, pageId);
+  if (updates.length === 0) updates = await seedFromInitialMarkdown(db, pageId);
+  ydoc.transact(() => {
+    for (const entry of updates) Y.applyUpdate(ydoc, entry.update, origin);
+  }, origin);
+  return updates.length === 0 ? 0 : updates[updates.length - 1]!.id;
 }
 
 /** The page's document as a fresh Y.Doc (the caller destroys it). */

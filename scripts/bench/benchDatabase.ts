@@ -16,16 +16,21 @@ import { freePort } from '../../api/testing/freePort.ts';
 import { startEmbeddedPostgres } from '../embeddedPostgres.ts';
 
 export interface BenchDatabase {
+  url: string;
   sequelize: Sequelize;
+  /** Whether commits reach the disk (fsync on) or not (the test cluster's settings). */
+  durable: boolean;
   close: () => Promise<void>;
 }
 
-export async function openBenchDatabase(): Promise<BenchDatabase> {
+/** `BENCH_DATABASE_URL` points at an existing server instead; its durability is then its own. */
+export async function openBenchDatabase(options: { durable?: boolean } = {}): Promise<BenchDatabase> {
+  const durable = options.durable ?? false;
   let serverUrl = process.env.BENCH_DATABASE_URL;
   let stopServer = async () => undefined as void;
   if (!serverUrl) {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'dt-bench-pg-'));
-    const handle = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port: await freePort(), durable: false });
+    const handle = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port: await freePort(), durable });
     serverUrl = handle.databaseUrl('postgres');
     stopServer = async () => {
       await handle.stop();
@@ -43,7 +48,9 @@ export async function openBenchDatabase(): Promise<BenchDatabase> {
   initModels(sequelize);
   await migrateToLatest(url.toString(), sequelize);
   return {
+    url: url.toString(),
     sequelize,
+    durable,
     close: async () => {
       await sequelize.close();
       const cleanup = new pg.Client({ connectionString: serverUrl });
