@@ -7,7 +7,8 @@ import { HocuspocusProvider } from '@hocuspocus/provider';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
 import { openProvider, openRelayClient, percentile, ReplayClient, updateMessage, waitUntil } from './collabClients.ts';
-import { firstParagraphText, paragraphSeed, seededRandom, type EditingTrace } from './collabDocuments.ts';
+import { firstParagraphText, paragraphSeed, type EditingTrace } from './collabDocuments.ts';
+import { seededRandom } from './seededRandom.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -19,6 +19,7 @@ import { MAX_PAGE_DEPTH } from '../../api/pages/pageTree.ts';
 import { type SubjectAccess, subjectAccessTo } from '../../api/policies/accessPolicy.ts';
 import { openBenchDatabase } from './benchDatabase.ts';
 import { measureAlternating } from './timing.ts';
+import { seededRandom } from './seededRandom.ts';
 
 /** Pages per level, top first: 20,000 in all, 6 levels (MAX_PAGE_DEPTH). */
 const LEVEL_SIZES = [20, 120, 600, 2_400, 7_200, 9_660];
@@ -27,16 +28,6 @@ const MOVES = 200;
 const LIST_TARGET_MS = 100;
 const MOVE_TARGET_MS = 10;
 
-/** mulberry32: a deterministic pseudo-random sequence, so every run builds the same pond and makes the same moves. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 const random = seededRandom(20_000);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
