@@ -15,7 +15,7 @@ import { loadDocumentState, loadIntoYDoc, loadPageUpdates } from '../api/documen
 import { createVersion } from '../api/documents/versions.ts';
 import type { Logger } from '../api/logger.ts';
 import { resolveConnectionAccess } from './connectionAccess.ts';
-import { holdAckUntil, installAckGate } from './durableAcks.ts';
+import { documentWritten, holdAckUntil, installAckGate } from './durableAcks.ts';
 import type { MaintenanceGate } from './maintenanceGate.ts';
 import type { SessionRegistry } from './sessionRegistry.ts';
 import type { UpdateWriter } from './updateWriter.ts';
@@ -74,7 +74,7 @@ export function createCollabExtension(runtime: CollabRuntime): Extension {
   const takeVersion = async (document: Document, state: DocumentState) => {
     state.editedSinceVersion = false;
     state.activeMs = 0;
-    await runtime.writer.drain();
+    await documentWritten(document);
     await createVersion(runtime.pool, { pageId: state.pageId, trigger: 'auto', state: Y.encodeStateAsUpdate(document) });
   };
 
@@ -185,8 +185,8 @@ export function createCollabExtension(runtime: CollabRuntime): Extension {
       const authorIds = state ? [...state.authorsSinceStore] : [];
       state?.authorsSinceStore.clear();
       try {
-        // The caches never run ahead of the log.
-        await runtime.writer.drain();
+        // The caches never run ahead of the log (this page's writes; other pages' don't matter).
+        await documentWritten(document);
         await saveDerivedData(runtime.sequelize, { pageId: documentName, document: yDocToDocument(document), authorIds });
       } catch (error) {
         logger.error({ err: (error as Error).message, pageId: documentName }, 'rendering the saved page failed');

@@ -51,13 +51,18 @@ function gate(connection: Connection): AckState {
       send(message);
       return;
     }
-    const written = documentWrites.get(connection.document) ?? Promise.resolve();
+    const written = documentWritten(connection.document);
     current.ackChain = current.ackChain.then(
       () => written.then(() => send(message)),
       () => undefined,
     );
   };
   return state;
+}
+
+/** Settles when every update `document` has received so far is committed. */
+export function documentWritten(document: object): Promise<void> {
+  return documentWrites.get(document) ?? Promise.resolve();
 }
 
 /** Call before the connection's first sync message is handled (Hocuspocus's `beforeSync`). */
@@ -68,6 +73,5 @@ export function installAckGate(connection: Connection): void {
 /** The ack of the message being handled on `connection` waits for `write`. */
 export function holdAckUntil(connection: Connection, write: Promise<void>): void {
   gate(connection);
-  const previous = documentWrites.get(connection.document) ?? Promise.resolve();
-  documentWrites.set(connection.document, Promise.all([previous, write]).then(() => undefined));
+  documentWrites.set(connection.document, Promise.all([documentWritten(connection.document), write]).then(() => undefined));
 }

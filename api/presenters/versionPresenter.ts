@@ -2,23 +2,13 @@
  * The JSON views of a page version. Names are resolved on the server; a deleted user is
  * absent from `contributors` and leaves `createdBy` null.
  */
-import type { VersionPerson, VersionRecord, VersionTrigger } from '../documents/versions.ts';
+import type { VersionRecord } from '../documents/versions.ts';
 
-export interface VersionView {
-  id: string;
-  pageId: string;
-  trigger: VersionTrigger;
-  label: string | null;
-  createdBy: VersionPerson | null;
-  contributors: VersionPerson[];
-  createdAt: string;
-}
+/** The record as JSON: the timestamp as ISO text. */
+export type VersionView = Omit<VersionRecord, 'createdAt'> & { createdAt: string };
 
 /** The detail view: the version's document rendered, not the page's current content. */
-export interface VersionDetailView extends VersionView {
-  html: string;
-  markdown: string;
-}
+export type VersionDetailView = VersionView & { html: string; markdown: string };
 
 export function presentVersion(version: VersionRecord): VersionView {
   return {

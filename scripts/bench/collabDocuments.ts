@@ -7,9 +7,9 @@
 import * as Y from 'yjs';
 import { markdownToDocument, type DocumentJson } from '../../content-pipeline/index.ts';
 import { seededRandom } from './seededRandom.ts';
+import { BENCH_WORDS, wordPageMarkdown } from './wordPage.ts';
 
 
-const WORDS = ['teich', 'dorf', 'wasser', 'ente', 'schilf', 'brücke', 'wiese', 'frosch', 'libelle', 'ufer', 'seerose', 'karpfen'];
 
 /** The text of the first paragraph: where the bench types. */
 export function firstParagraphText(ydoc: Y.Doc): Y.XmlText {
@@ -87,7 +87,7 @@ export function generateLargePage(targetBytes: number, smallRows: number, seed: 
   const ydoc = new Y.Doc();
   ydoc.clientID = 11;
   const fragment = ydoc.getXmlFragment('default');
-  const sentence = () => Array.from({ length: 8 + Math.floor(random() * 10) }, () => WORDS[Math.floor(random() * WORDS.length)]!).join(' ') + '. ';
+  const sentence = () => Array.from({ length: 8 + Math.floor(random() * 10) }, () => BENCH_WORDS[Math.floor(random() * BENCH_WORDS.length)]!).join(' ') + '. ';
   let paragraphs = 0;
   // The small rows come from other clients (other editors), each with a clock of its own.
   const estimatedSmallBytes = smallRows * 40;
@@ -113,7 +113,7 @@ export function generateLargePage(targetBytes: number, smallRows: number, seed: 
     const before = Y.encodeStateVector(editor);
     const paragraph = editor.getXmlFragment('default').get(Math.floor(random() * paragraphs)) as Y.XmlElement;
     const text = paragraph.get(0) as Y.XmlText;
-    text.insert(Math.floor(random() * text.length), ` ${WORDS[Math.floor(random() * WORDS.length)]!}`);
+    text.insert(Math.floor(random() * text.length), ` ${BENCH_WORDS[Math.floor(random() * BENCH_WORDS.length)]!}`);
     const update = Y.encodeStateAsUpdate(editor, before);
     rows.push(update);
     // Every editor sees every edit, as they would live.
@@ -134,32 +134,5 @@ export function generateLargePage(targetBytes: number, smallRows: number, seed: 
  * variants saved in turn are each a real change.
  */
 export function generateWordPage(words: number, mentionIds: readonly string[], variant: number): DocumentJson {
-  const lines: string[] = ['# Der Dorfteich', ''];
-  let count = 0;
-  let links = 0;
-  let section = 0;
-  while (count < words) {
-    section += 1;
-    lines.push(`## Abschnitt ${section}`, '');
-    for (let paragraph = 0; paragraph < 3; paragraph += 1) {
-      const sentence: string[] = [];
-      for (let i = 0; i < 60; i += 1) {
-        const word = WORDS[(section * 7 + paragraph * 13 + i) % WORDS.length]!;
-        if (i % 12 === 5 && links < 200) {
-          sentence.push(`[[seite-${links}|${word}]]`);
-          links += 1;
-        } else if (i === 30 && paragraph === 1 && mentionIds.length > 0) {
-          const id = mentionIds[section % mentionIds.length]!;
-          sentence.push(`[@Nutzer ${section % mentionIds.length}](dt-mention:${id})`);
-        } else sentence.push(i % 17 === 3 ? `**${word}**` : word);
-      }
-      count += sentence.length;
-      lines.push(`${sentence.join(' ')}.`, '');
-    }
-    lines.push('- erstens mit _Betonung_', '- zweitens', '  - verschachtelt', '');
-    if (section % 3 === 0) lines.push('| Art | Anzahl |', '| --- | ---: |', '| Ente | 12 |', '| Frosch | 40 |', '');
-    if (section % 5 === 0 && section <= 25) lines.push(`![[eingebettet-${section / 5}]]`, '');
-  }
-  lines.push(`Fassung ${variant}.`);
-  return markdownToDocument(lines.join('\n'));
+  return markdownToDocument(`${wordPageMarkdown(words, mentionIds)}\nFassung ${variant}.`);
 }

@@ -13,39 +13,10 @@ import remarkParse from 'remark-parse';
 import remarkRehype from 'remark-rehype';
 import { unified } from 'unified';
 import { measureAlternating } from './timing.ts';
+import { wordPageMarkdown } from './wordPage.ts';
 import { documentToHtml, documentToMarkdown, documentToYjsUpdate, extract, markdownToDocument, yjsUpdateToDocument } from '../../content-pipeline/index.ts';
 
-const WORDS = ['teich', 'dorf', 'wasser', 'ente', 'schilf', 'brücke', 'wiese', 'frosch', 'libelle', 'ufer', 'seerose', 'karpfen'];
-
-/** A deterministic page: sections of prose with wikilinks, lists and a table, 5 transclusions. */
-function buildPage(): string {
-  const lines: string[] = ['# Der Dorfteich', ''];
-  let words = 0;
-  let links = 0;
-  let section = 0;
-  while (words < 5000) {
-    section += 1;
-    lines.push(`## Abschnitt ${section}`, '');
-    for (let paragraph = 0; paragraph < 3; paragraph += 1) {
-      const sentence: string[] = [];
-      for (let i = 0; i < 60; i += 1) {
-        const word = WORDS[(section * 7 + paragraph * 13 + i) % WORDS.length]!;
-        if (i % 12 === 5 && links < 200) {
-          sentence.push(`[[seite-${links}|${word}]]`);
-          links += 1;
-        } else sentence.push(i % 17 === 3 ? `**${word}**` : word);
-      }
-      words += sentence.length;
-      lines.push(`${sentence.join(' ')}.`, '');
-    }
-    lines.push('- erstens mit _Betonung_', '- zweitens', '  - verschachtelt', '');
-    if (section % 3 === 0) lines.push('| Art | Anzahl |', '| --- | ---: |', '| Ente | 12 |', '| Frosch | 40 |', '');
-    if (section % 5 === 0 && section <= 25) lines.push(`![[eingebettet-${section / 5}]]`, '');
-  }
-  return lines.join('\n');
-}
-
-const markdown = buildPage();
+const markdown = wordPageMarkdown(5000);
 const plain = unified().use(remarkParse).use(remarkRehype).use(rehypeStringify);
 const document = markdownToDocument(markdown);
 const update = documentToYjsUpdate(document);
