@@ -16,6 +16,7 @@ import { createVersion } from '../api/documents/versions.ts';
 import type { Logger } from '../api/logger.ts';
 import { resolveConnectionAccess } from './connectionAccess.ts';
 import { documentWritten, holdAckUntil, installAckGate } from './durableAcks.ts';
+import { originalMessageCount } from './updateCoalescer.ts';
 import type { MaintenanceGate } from './maintenanceGate.ts';
 import type { SessionRegistry } from './sessionRegistry.ts';
 import type { UpdateWriter } from './updateWriter.ts';
@@ -171,8 +172,8 @@ export function createCollabExtension(runtime: CollabRuntime): Extension {
     },
 
     // Every connection's acks go through the gate, also one that never brings an update of its own.
-    async beforeSync({ connection }) {
-      installAckGate(connection);
+    async beforeSync({ connection, payload }) {
+      installAckGate(connection, originalMessageCount(payload));
     },
 
     async connected({ context }) {

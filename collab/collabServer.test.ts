@@ -11,6 +11,7 @@ import { loadDocumentState } from '../api/documents/documentLog.ts';
 import { seedGrant, seedPage } from '../api/testing/accessFixtures.ts';
 import { assertError, MISSING_UUID } from '../api/testing/pondTestSetup.ts';
 import { collabToken, editorPool, paragraphText, useCollabCast, waitFor } from './testing/collabHarness.ts';
+import { ProtocolClient, updateMessage } from './testing/protocolClient.ts';
 
 async function logText(cast: { instance: { services: { config: { databaseUrl?: string } } } }, pageId: string): Promise<string> {
   const client = new pg.Client({ connectionString: cast.instance.services.config.databaseUrl });
@@ -23,6 +24,21 @@ async function logText(cast: { instance: { services: { config: { databaseUrl?: s
   } finally {
     await client.end();
   }
+}
+
+/** A paragraph typed one character per update, as update messages a provider would send. */
+function keystrokeMessages(documentName: string, text: string): Uint8Array[] {
+  const ydoc = new Y.Doc();
+  const messages: Uint8Array[] = [];
+  ydoc.on('update', (update: Uint8Array) => messages.push(updateMessage(documentName, update)));
+  const paragraph = new Y.XmlElement('paragraph');
+  const content = new Y.XmlText();
+  ydoc.transact(() => {
+    ydoc.getXmlFragment('default').insert(0, [paragraph]);
+    paragraph.insert(0, [content]);
+  });
+  for (const character of text) content.insert(content.length, character);
+  return messages;
 }
 
 /** The typed characters, without the line breaks between paragraphs. */
@@ -98,6 +114,40 @@ describe('collaboration', () => {
       await Promise.all(ten.map((editor) => editor.allSynced()));
       await waitFor(() => ten.every((editor) => letters(editor.text()).length === 50 && editor.text() === ten[0]!.text()), 5000, 'ten editors did not converge');
       assert.equal(await logText(cast, page.id), ten[0]!.text());
+    });
+
+    test('a burst of 300 keystroke messages in one write is merged, stored, and acknowledged 300 times', async (t) => {
+      t.after(closeAll);
+      const pond = await cast.seedTeamPond();
+      const page = await seedPage(pond.id, 'Burst');
+      const watcher = await open(cast.owner.client, page.id);
+      const sender = await ProtocolClient.connect(cast.wsUrl, page.id, await collabToken(cast.editor.client, page.id));
+      t.after(() => sender.close());
+      const typed = 'Dorfteich '.repeat(30);
+      const messages = keystrokeMessages(page.id, typed);
+      const appliedBefore = cast.collab.runtime.writer.stats.updatesReceived;
+      sender.sendBurst(messages);
+      await sender.until(() => sender.acks >= messages.length, 10_000, 'burst acks');
+      // The document took the burst in fewer pieces than messages: the merge happened.
+      assert.ok(cast.collab.runtime.writer.stats.updatesReceived - appliedBefore < messages.length);
+      // Acknowledged means stored: every character is in the log already.
+      assert.equal(await logText(cast, page.id), typed);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual({ acks: sender.acks, refusals: sender.refusals }, { acks: messages.length, refusals: 0 });
+      await waitFor(() => watcher.text() === typed, 5000, 'the other editor did not get the burst');
+    });
+
+    test('a read-only burst is refused once per message and changes nothing', async (t) => {
+      const pond = await cast.seedTeamPond();
+      const page = await seedPage(pond.id, 'Read-only burst');
+      const reader = await ProtocolClient.connect(cast.wsUrl, page.id, await collabToken(cast.reader.client, page.id));
+      t.after(() => reader.close());
+      const messages = keystrokeMessages(page.id, 'not mine');
+      reader.sendBurst(messages);
+      await reader.until(() => reader.refusals >= messages.length, 10_000, 'read-only refusals');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual({ acks: reader.acks, refusals: reader.refusals }, { acks: 0, refusals: messages.length });
+      assert.equal(await logText(cast, page.id), '');
     });
 
     test("a read-only provider's edits reach nobody and are not stored", async (t) => {

@@ -26,6 +26,7 @@ import { revalidateAll, revalidatePond } from './accessRevalidation.ts';
 import { createCollabExtension, type CollabRuntime } from './collabExtension.ts';
 import { MaintenanceGate } from './maintenanceGate.ts';
 import { SessionRegistry, HEARTBEAT_INTERVAL_MS } from './sessionRegistry.ts';
+import { createUpdateCoalescer } from './updateCoalescer.ts';
 import { UpdateWriter } from './updateWriter.ts';
 
 export const COLLAB_PATH = '/collab';
@@ -110,18 +111,20 @@ export async function startCollabServer(options: CollabServerOptions): Promise<C
     const path = (request.url ?? '').split('?')[0];
     if (path !== COLLAB_PATH) return refuseUpgrade(socket, 404, 'Not Found');
     if (maintenance.active) return refuseUpgrade(socket, 503, 'Service Unavailable');
-    wss.handleUpgrade(request, socket, head, (webSocket) => acceptSocket(webSocket, request));
+    wss.handleUpgrade(request, socket, head, (webSocket) => acceptSocket(webSocket, socket, request));
   });
 
-  const acceptSocket = (webSocket: WebSocket, request: IncomingMessage) => {
+  const acceptSocket = (webSocket: WebSocket, socket: Duplex, request: IncomingMessage) => {
     sockets.add(webSocket);
+    sendEachRunInOneWrite(webSocket, socket);
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) {
       if (typeof value === 'string') headers.set(name, value);
       else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
     }
     const client = hocuspocus.handleConnection(webSocket, new Request(`http://collab.invalid${request.url ?? '/'}`, { headers }));
-    webSocket.on('message', (data: Buffer) => client.handleMessage(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)));
+    const receive = createUpdateCoalescer((message) => client.handleMessage(message));
+    webSocket.on('message', (data: Buffer) => receive(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)));
     webSocket.on('close', (code, reason) => {
       sockets.delete(webSocket);
       client.handleClose({ code, reason: reason.toString() } as CloseEvent);
@@ -173,6 +176,26 @@ export async function startCollabServer(options: CollabServerOptions): Promise<C
       await sessions.stop();
       await pool.end();
     },
+  };
+}
+
+/**
+ * Frames sent in one synchronous run (a broadcast, the acks of a merged burst) leave in one
+ * write instead of a syscall each.
+ */
+function sendEachRunInOneWrite(webSocket: WebSocket, socket: Duplex): void {
+  const send = webSocket.send.bind(webSocket) as (data: Uint8Array) => void;
+  let corked = false;
+  (webSocket as { send: (data: Uint8Array) => void }).send = (data: Uint8Array) => {
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      queueMicrotask(() => {
+        corked = false;
+        socket.uncork();
+      });
+    }
+    send(data);
   };
 }
 

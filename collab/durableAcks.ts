@@ -8,6 +8,9 @@
  * so that a SyncStatus waits for every write of the document so far. Everything else
  * (other clients' edits, awareness) goes out at once, so the latency between editors does
  * not include the database.
+ *
+ * A merged burst (updateCoalescer.ts) is acknowledged once per message it merged, in one
+ * write: the provider counts each ack as one of its sent messages.
  */
 import { createDecoder, readVarString, readVarUint } from 'lib0/decoding';
 import type { Connection } from '@hocuspocus/server';
@@ -18,6 +21,8 @@ const SYNC_STATUS = 8;
 interface AckState {
   /** The acks waiting, in order. */
   ackChain: Promise<void>;
+  /** How many client messages the sync message being handled stands for. */
+  messagesInHand: number;
 }
 
 const states = new WeakMap<Connection, AckState>();
@@ -42,7 +47,7 @@ function isSyncStatus(message: Uint8Array): boolean {
 function gate(connection: Connection): AckState {
   let state = states.get(connection);
   if (state) return state;
-  state = { ackChain: Promise.resolve() };
+  state = { ackChain: Promise.resolve(), messagesInHand: 1 };
   states.set(connection, state);
   const send = connection.send.bind(connection);
   const current = state;
@@ -52,8 +57,13 @@ function gate(connection: Connection): AckState {
       return;
     }
     const written = documentWritten(connection.document);
+    const copies = current.messagesInHand;
+    current.messagesInHand = 1;
+    const sendAcks = () => {
+      for (let copy = 0; copy < copies; copy += 1) send(message);
+    };
     current.ackChain = current.ackChain.then(
-      () => written.then(() => send(message)),
+      () => written.then(sendAcks),
       () => undefined,
     );
   };
@@ -65,9 +75,12 @@ export function documentWritten(document: object): Promise<void> {
   return documentWrites.get(document) ?? Promise.resolve();
 }
 
-/** Call before the connection's first sync message is handled (Hocuspocus's `beforeSync`). */
-export function installAckGate(connection: Connection): void {
-  gate(connection);
+/**
+ * Call before every sync message is handled (Hocuspocus's `beforeSync`), with how many client
+ * messages it stands for: its ack goes out that many times.
+ */
+export function installAckGate(connection: Connection, messageCount = 1): void {
+  gate(connection).messagesInHand = messageCount;
 }
 
 /** The ack of the message being handled on `connection` waits for `write`. */

@@ -18,6 +18,7 @@
  * (b) and (c) run again on a durable cluster (fsync on); the rest uses the fsync-off one.
  *
  * BENCH_PROFILE_DIR=<dir> makes every server process write a V8 CPU profile there.
+ * `npm run bench:collab -- b d` runs only the figures named (a b c d e; b and c run together).
  */
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
@@ -73,11 +74,15 @@ function replayRow(figure: string, result: ReplayResult, inProcess: number, limi
     target: limit === null ? '—' : `≤ ${limit}×`,
     verdict: limit === null ? 'stopped' : 'MISSED',
   });
-  notes.push(`${figure}: stopped after ${result.timeoutMs / 1000} s with ${(result.ackedShare * 100).toFixed(0)} % of the updates acknowledged and ${(result.receivedShare * 100).toFixed(0)} % at the receiver.`);
+  notes.push(
+    `${figure}: stopped after ${result.timeoutMs / 1000} s with ${(result.ackedShare * 100).toFixed(0)} % of the updates acknowledged and ${(result.receivedShare * 100).toFixed(0)} % at the receiver.`,
+  );
 }
 
 async function collabTableBytes(pool: pg.Pool): Promise<number> {
-  const { rows: [result] } = await pool.query<{ bytes: string }>(`SELECT sum(pg_total_relation_size(t::regclass))::bigint AS bytes FROM unnest($1::text[]) AS t`, [COLLAB_TABLES]);
+  const {
+    rows: [result],
+  } = await pool.query<{ bytes: string }>(`SELECT sum(pg_total_relation_size(t::regclass))::bigint AS bytes FROM unnest($1::text[]) AS t`, [COLLAB_TABLES]);
   return Number(result!.bytes);
 }
 
@@ -93,6 +98,8 @@ interface ReplayWithWrites {
   replay: ReplayResult;
   received: number;
   tableGrowth: number;
+  /** Update bytes the document took in (after the server merged bursts). */
+  applied: number;
   writerBytes: number;
   walBytes: number;
   flushes: number;
@@ -117,7 +124,9 @@ async function replayWithWrites(database: CollabDatabase, trace: EditingTrace): 
     const statsAfter = await server.stats();
     return {
       replay,
-      received: statsAfter.bytesReceived - statsBefore.bytesReceived,
+      // What the clients sent: the server merges bursts, so what its document took in is less.
+      received: trace.seed.byteLength + trace.bytes,
+      applied: statsAfter.bytesReceived - statsBefore.bytesReceived,
       tableGrowth: (await collabTableBytes(pool)) - bytesBefore,
       writerBytes: statsAfter.bytesWritten - statsBefore.bytesWritten,
       walBytes: await walSince(pool, walBefore),
@@ -138,10 +147,13 @@ function writeRows(label: string, run: Awaited<ReturnType<typeof replayWithWrite
   }
   row(`(c) write amplification (${label})`, run.tableGrowth, run.received, 'received', 3, kb);
   notes.push(
-    `(c) ${label}: ${kb(run.received)} of updates received; collab tables grew ${kb(run.tableGrowth)} (headline); the update writer wrote ${kb(run.writerBytes)} in ${run.rowsWritten} rows / ${run.flushes} flushes ` +
+    `(c) ${label}: ${kb(run.received)} of updates received (${kb(run.applied)} once merged per socket read); collab tables grew ${kb(run.tableGrowth)} (headline); the update writer wrote ${kb(run.writerBytes)} in ${run.rowsWritten} rows / ${run.flushes} flushes ` +
       `(${(run.writerBytes / run.received).toFixed(2)}×); WAL ${kb(run.walBytes)} (${(run.walBytes / run.received).toFixed(2)}×).`,
   );
 }
+
+const requested = new Set(process.argv.slice(2).map((part) => part.toLowerCase()));
+const selected = (...parts: string[]) => requested.size === 0 || parts.some((part) => requested.has(part));
 
 const benchStarted = performance.now();
 const database = await openCollabDatabase({ durable: false });
@@ -162,140 +174,170 @@ try {
   servers.push(proxy);
 
   // (a) Keystroke propagation.
-  const directPages = pond.pageIds.slice(0, PAGES);
-  const proxiedPages = pond.pageIds.slice(PAGES, 2 * PAGES);
-  const keystrokeTargets: [string, KeystrokeTarget][] = [
-    ['relay', { client: 'relay', url: relay!.url, pages: directPages, token: () => '' }],
-    ['bare Hocuspocus', { client: 'provider', url: bare!.url, pages: directPages, token: () => '' }],
-    ['ours, direct', { client: 'provider', url: ours!.url, pages: directPages, token: (page, seat) => tokenFor(directPages[page]!, seat) }],
-    ['ours, through the API proxy', { client: 'provider', url: proxy.url, pages: proxiedPages, token: (page, seat) => tokenFor(proxiedPages[page]!, seat) }],
-  ];
-  const samples = new Map(keystrokeTargets.map(([label]) => [label, { perReceiver: [] as number[], allReceivers: [] as number[] }]));
-  for (let round = 0; round < KEYSTROKE_ROUNDS; round += 1) {
-    for (const [label, target] of keystrokeTargets) {
-      const result = await measureKeystrokes(target, { ...KEYSTROKES, seed: 7 + round });
-      samples.get(label)!.perReceiver.push(...result.perReceiver);
-      samples.get(label)!.allReceivers.push(...result.allReceivers);
+  if (selected('a')) {
+    const directPages = pond.pageIds.slice(0, PAGES);
+    const proxiedPages = pond.pageIds.slice(PAGES, 2 * PAGES);
+    const keystrokeTargets: [string, KeystrokeTarget][] = [
+      ['relay', { client: 'relay', url: relay!.url, pages: directPages, token: () => '' }],
+      ['bare Hocuspocus', { client: 'provider', url: bare!.url, pages: directPages, token: () => '' }],
+      ['ours, direct', { client: 'provider', url: ours!.url, pages: directPages, token: (page, seat) => tokenFor(directPages[page]!, seat) }],
+      ['ours, through the API proxy', { client: 'provider', url: proxy.url, pages: proxiedPages, token: (page, seat) => tokenFor(proxiedPages[page]!, seat) }],
+    ];
+    const samples = new Map(keystrokeTargets.map(([label]) => [label, { perReceiver: [] as number[], allReceivers: [] as number[] }]));
+    for (let round = 0; round < KEYSTROKE_ROUNDS; round += 1) {
+      for (const [label, target] of keystrokeTargets) {
+        const result = await measureKeystrokes(target, { ...KEYSTROKES, seed: 7 + round });
+        samples.get(label)!.perReceiver.push(...result.perReceiver);
+        samples.get(label)!.allReceivers.push(...result.allReceivers);
+      }
     }
+    const sorted = (values: number[]) => values.sort((a, b) => a - b);
+    const keystrokes = new Map(
+      [...samples].map(([label, { perReceiver, allReceivers }]) => [label, { ...summarize(sorted(perReceiver)), all: summarize(sorted(allReceivers)), samples: perReceiver.length }]),
+    );
+    const relayLatency = keystrokes.get('relay')!;
+    for (const [label] of keystrokeTargets.slice(1)) {
+      const latency = keystrokes.get(label)!;
+      const isOurs = label.startsWith('ours');
+      row(`(a) keystroke p50, ${label}`, latency.p50, relayLatency.p50, 'relay', isOurs ? 2 : null);
+      row(`(a) keystroke p99, ${label}`, latency.p99, relayLatency.p99, 'relay', isOurs ? 4 : null);
+    }
+    notes.push(
+      `(a) ${PAGES} pages × ${SEATS} clients, ${KEYSTROKE_ROUNDS} rounds of ${KEYSTROKES.edits - KEYSTROKES.warmup} counted edits (one every ${KEYSTROKES.intervalMs} ms) per server, ${relayLatency.samples} samples each (edit × receiving client). ` +
+        `Until the last of the other 4 had it: ${[...keystrokes].map(([label, latency]) => `${label} p50 ${ms(latency.all.p50)} / p99 ${ms(latency.all.p99)}`).join('; ')}.`,
+    );
   }
-  const sorted = (values: number[]) => values.sort((a, b) => a - b);
-  const keystrokes = new Map(
-    [...samples].map(([label, { perReceiver, allReceivers }]) => [label, { ...summarize(sorted(perReceiver)), all: summarize(sorted(allReceivers)), samples: perReceiver.length }]),
-  );
-  const relayLatency = keystrokes.get('relay')!;
-  for (const [label] of keystrokeTargets.slice(1)) {
-    const latency = keystrokes.get(label)!;
-    const isOurs = label.startsWith('ours');
-    row(`(a) keystroke p50, ${label}`, latency.p50, relayLatency.p50, 'relay', isOurs ? 2 : null);
-    row(`(a) keystroke p99, ${label}`, latency.p99, relayLatency.p99, 'relay', isOurs ? 4 : null);
-  }
-  notes.push(
-    `(a) ${PAGES} pages × ${SEATS} clients, ${KEYSTROKE_ROUNDS} rounds of ${KEYSTROKES.edits - KEYSTROKES.warmup} counted edits (one every ${KEYSTROKES.intervalMs} ms) per server, ${relayLatency.samples} samples each (edit × receiving client). ` +
-      `Until the last of the other 4 had it: ${[...keystrokes].map(([label, latency]) => `${label} p50 ${ms(latency.all.p50)} / p99 ${ms(latency.all.p99)}`).join('; ')}.`,
-  );
 
   // (b) Trace replay, (c) write amplification.
   const traceStarted = performance.now();
   const trace = generateTrace(TRACE_EDITS, 0.1, 42);
-  notes.push(
-    `(b) trace: ${trace.inserts.toLocaleString('en')} inserts + ${trace.deletions.toLocaleString('en')} deletions at random positions, ${kb(trace.bytes)} of updates, ` +
-      `final text ${trace.finalText.length.toLocaleString('en')} characters (generated in ${ms(performance.now() - traceStarted)}); the sender pushes them as fast as its socket takes them.`,
-  );
   const inProcess = Math.min(replayInProcess(trace), replayInProcess(trace));
-  await bare!.close();
-  const bareFresh = await startBenchServer('hocuspocus');
-  servers.push(bareFresh);
-  replayRow('(b) 100k-edit replay, bare Hocuspocus', await measureReplay(bareFresh.url, 'replay-bare', { sender: '', receiver: '' }, trace, REPLAY_TIMEOUT_MS), inProcess, null);
-  await bareFresh.close(5_000);
-  const bareCapped = await startBenchServer('hocuspocus', { BENCH_HOCUSPOCUS_OPTIONS: JSON.stringify({ flushMaxBytes: 4096 }) });
-  servers.push(bareCapped);
-  replayRow('(b) … bare Hocuspocus, flushMaxBytes 4 KB', await measureReplay(bareCapped.url, 'replay-capped', { sender: '', receiver: '' }, trace, REPLAY_TIMEOUT_MS), inProcess, null);
-  await bareCapped.close(5_000);
-  const fast = await replayWithWrites(database, trace);
-  replayRow('(b) 100k-edit replay, ours (fsync off)', fast.replay, inProcess, 2);
-  writeRows('fsync off', fast);
+  if (selected('b', 'c')) {
+    notes.push(
+      `(b) trace: ${trace.inserts.toLocaleString('en')} inserts + ${trace.deletions.toLocaleString('en')} deletions at random positions, ${kb(trace.bytes)} of updates, ` +
+        `final text ${trace.finalText.length.toLocaleString('en')} characters (generated in ${ms(performance.now() - traceStarted)}); the sender pushes them as fast as its socket takes them.`,
+    );
+    await bare!.close();
+    const bareFresh = await startBenchServer('hocuspocus');
+    servers.push(bareFresh);
+    replayRow('(b) 100k-edit replay, bare Hocuspocus', await measureReplay(bareFresh.url, 'replay-bare', { sender: '', receiver: '' }, trace, REPLAY_TIMEOUT_MS), inProcess, null);
+    await bareFresh.close(5_000);
+    const bareCapped = await startBenchServer('hocuspocus', { BENCH_HOCUSPOCUS_OPTIONS: JSON.stringify({ flushMaxBytes: 4096 }) });
+    servers.push(bareCapped);
+    replayRow('(b) … bare Hocuspocus, flushMaxBytes 4 KB', await measureReplay(bareCapped.url, 'replay-capped', { sender: '', receiver: '' }, trace, REPLAY_TIMEOUT_MS), inProcess, null);
+    await bareCapped.close(5_000);
+    const fast = await replayWithWrites(database, trace);
+    replayRow('(b) 100k-edit replay, ours (fsync off)', fast.replay, inProcess, 2);
+    writeRows('fsync off', fast);
+  }
 
   // (d) Cold open.
-  const large = generateLargePage(LARGE_PAGE_BYTES, LARGE_PAGE_SMALL_ROWS, 5);
-  const coldPages = pond.pageIds.slice(2 * PAGES, 2 * PAGES + COLD_OPENS.warmup + COLD_OPENS.runs);
-  await appendUpdates(pool, coldPages.flatMap((pageId) => large.rows.map((update) => ({ pageId, update }))));
-  const echoSocket = await openEcho(echo!.url);
-  const phases: ColdOpenPhases[] = [];
-  let nextColdPage = 0;
-  const cold = await measureAlternating(
-    {
-      baseline: async () => {
-        const bytes = await echoSocket.roundTrip(large.state);
-        Y.applyUpdate(new Y.Doc(), bytes);
+  if (selected('d')) {
+    const large = generateLargePage(LARGE_PAGE_BYTES, LARGE_PAGE_SMALL_ROWS, 5);
+    const coldPages = pond.pageIds.slice(2 * PAGES, 2 * PAGES + COLD_OPENS.warmup + COLD_OPENS.runs);
+    await appendUpdates(
+      pool,
+      coldPages.flatMap((pageId) => large.rows.map((update) => ({ pageId, update }))),
+    );
+    const echoSocket = await openEcho(echo!.url);
+    const phases: ColdOpenPhases[] = [];
+    let nextColdPage = 0;
+    const cold = await measureAlternating(
+      {
+        baseline: async () => {
+          const bytes = await echoSocket.roundTrip(large.state);
+          Y.applyUpdate(new Y.Doc(), bytes);
+        },
+        coldOpen: async () => {
+          const pageId = coldPages[nextColdPage++]!;
+          const opened = await coldOpen(ours!.url, pageId, tokenFor(pageId, 0), large.state.byteLength);
+          if (nextColdPage > COLD_OPENS.warmup) phases.push(opened.phases);
+          opened.provider.destroy();
+        },
       },
-      coldOpen: async () => {
-        const pageId = coldPages[nextColdPage++]!;
-        const opened = await coldOpen(ours!.url, pageId, tokenFor(pageId, 0), large.state.byteLength);
-        if (nextColdPage > COLD_OPENS.warmup) phases.push(opened.phases);
-        opened.provider.destroy();
+      { warmup: COLD_OPENS.warmup, runs: COLD_OPENS.runs },
+    );
+    echoSocket.close();
+    row(`(d) cold open of a ${kb(large.state.byteLength)} page`, cold.coldOpen.median, cold.baseline.median, 'apply+RTT', 2);
+    // Where a cold open's time goes: the phases the provider sees, and the server's pieces timed in this process.
+    const pieces = await measureAlternating(
+      {
+        access: () => resolveConnectionAccess(sequelize, coldPages[0]!, pond.userIds[0]!, 'rw'),
+        loadLog: () => loadDocumentState(pool, coldPages[0]!),
+        mergeRows: async () => Y.mergeUpdates(large.rows),
+        applyRowsInOneTransaction: async () => {
+          const ydoc = new Y.Doc();
+          Y.transact(ydoc, () => large.rows.forEach((update) => Y.applyUpdate(ydoc, update)));
+        },
+        applyState: async () => Y.applyUpdate(new Y.Doc(), large.state),
       },
-    },
-    { warmup: COLD_OPENS.warmup, runs: COLD_OPENS.runs },
-  );
-  echoSocket.close();
-  row(`(d) cold open of a ${kb(large.state.byteLength)} page`, cold.coldOpen.median, cold.baseline.median, 'apply+RTT', 2);
-  // Where a cold open's time goes: the phases the provider sees, and the server's pieces timed in this process.
-  const pieces = await measureAlternating(
-    {
-      access: () => resolveConnectionAccess(sequelize, coldPages[0]!, pond.userIds[0]!, 'rw'),
-      loadLog: () => loadDocumentState(pool, coldPages[0]!),
-      mergeRows: async () => Y.mergeUpdates(large.rows),
-      applyRowsInOneTransaction: async () => {
-        const ydoc = new Y.Doc();
-        Y.transact(ydoc, () => large.rows.forEach((update) => Y.applyUpdate(ydoc, update)));
-      },
-      applyState: async () => Y.applyUpdate(new Y.Doc(), large.state),
-    },
-    { warmup: 3, runs: 20 },
-  );
-  const phase = (key: keyof ColdOpenPhases) => ms(percentile(phases.map((entry) => entry[key]).sort((a, b) => a - b), 0.5));
-  notes.push(
-    `(d) ${large.paragraphs} paragraphs, ${large.characters.toLocaleString('en')} characters, ${large.rows.length} log rows; cold open p95 ${ms(cold.coldOpen.p95)}. ` +
-      `Provider phases (medians, since creation): socket open ${phase('open')}, authenticated ${phase('authenticated')}, server's sync reply ${phase('firstSync')}, synced ${phase('synced')}. ` +
-      `Server pieces (medians): access check ${ms(pieces.access.median)}; log load ${ms(pieces.loadLog.median)}, of which Y.mergeUpdates of the ${large.rows.length} rows ${ms(pieces.mergeRows.median)} ` +
-      `(applying the rows to the document in one transaction instead: ${ms(pieces.applyRowsInOneTransaction.median)}); Y.applyUpdate of the merged state ${ms(pieces.applyState.median)} (server once, client once).`,
-  );
+      { warmup: 3, runs: 20 },
+    );
+    const phase = (key: keyof ColdOpenPhases) =>
+      ms(
+        percentile(
+          phases.map((entry) => entry[key]).sort((a, b) => a - b),
+          0.5,
+        ),
+      );
+    notes.push(
+      `(d) ${large.paragraphs} paragraphs, ${large.characters.toLocaleString('en')} characters, ${large.rows.length} log rows; cold open p95 ${ms(cold.coldOpen.p95)}. ` +
+        `Provider phases (medians, since creation): socket open ${phase('open')}, authenticated ${phase('authenticated')}, server's sync reply ${phase('firstSync')}, synced ${phase('synced')}. ` +
+        `Server pieces (medians): access check ${ms(pieces.access.median)}; log load ${ms(pieces.loadLog.median)}, of which Y.mergeUpdates of the ${large.rows.length} rows ${ms(pieces.mergeRows.median)} ` +
+        `(applying the rows to the document in one transaction instead: ${ms(pieces.applyRowsInOneTransaction.median)}); Y.applyUpdate of the merged state ${ms(pieces.applyState.median)} (server once, client once).`,
+    );
+  }
 
   // (e) Save → derived data.
-  const save = await measureSave(sequelize, database.url, { pondId: pond.pondId, pageId: pond.pageIds.at(-1)!, userIds: pond.userIds }, SAVE_RUNS);
-  rows.push({
-    figure: `(e) save → derived data, ${save.words.toLocaleString('en')} words, median`,
-    value: ms(save.save.median),
-    baseline: `render only ${ms(save.render.median)}`,
-    ratio: `${(save.save.median / save.render.median).toFixed(2)}×`,
-    target: '≤ 30 ms',
-    verdict: save.save.median <= 30 ? 'met' : 'MISSED',
-  });
-  rows.push({ figure: '(e) save → derived data, p95', value: ms(save.save.p95), baseline: `render only ${ms(save.render.p95)}`, ratio: `${(save.save.p95 / save.render.p95).toFixed(2)}×`, target: '—', verdict: '' });
-  notes.push(
-    `(e) ${save.links} distinct wikilinks (to 200 existing pages), ${save.mentions} mentions, ${save.htmlChars.toLocaleString('en')} characters of HTML, ${save.plainTextChars.toLocaleString('en')} of plain text; ${SAVE_RUNS} saves alternating two versions. ` +
-      `Medians: documentToHtml ${ms(save.html.median)}, documentToMarkdown ${ms(save.markdown.median)}, extract ${ms(save.extract.median)}; ` +
-      `the write alone (lock + one statement) ${ms(save.writeOnly.median)}, of which the search vector of the body ${ms(save.searchVector.median)}.`,
-  );
+  if (selected('e')) {
+    const save = await measureSave(sequelize, database.url, { pondId: pond.pondId, pageId: pond.pageIds.at(-1)!, userIds: pond.userIds }, SAVE_RUNS);
+    rows.push({
+      figure: `(e) save → derived data, ${save.words.toLocaleString('en')} words, median`,
+      value: ms(save.save.median),
+      baseline: `render only ${ms(save.render.median)}`,
+      ratio: `${(save.save.median / save.render.median).toFixed(2)}×`,
+      target: '≤ 30 ms',
+      verdict: save.save.median <= 30 ? 'met' : 'MISSED',
+    });
+    rows.push({
+      figure: '(e) save → derived data, p95',
+      value: ms(save.save.p95),
+      baseline: `render only ${ms(save.render.p95)}`,
+      ratio: `${(save.save.p95 / save.render.p95).toFixed(2)}×`,
+      target: '—',
+      verdict: '',
+    });
+    notes.push(
+      `(e) ${save.links} distinct wikilinks (to 200 existing pages), ${save.mentions} mentions, ${save.htmlChars.toLocaleString('en')} characters of HTML, ${save.plainTextChars.toLocaleString('en')} of plain text; ${SAVE_RUNS} saves alternating two versions. ` +
+        `Medians: documentToHtml ${ms(save.html.median)}, documentToMarkdown ${ms(save.markdown.median)}, extract ${ms(save.extract.median)}; ` +
+        `the write alone (lock + one statement) ${ms(save.writeOnly.median)}, of which the search vector of the body ${ms(save.searchVector.median)}.`,
+    );
+  }
 
   for (const server of servers.splice(0)) await server.close();
   await pool.end();
 
   // (b) and (c) once more with fsync on.
-  const durableDatabase = await openCollabDatabase({ durable: true });
-  try {
-    const durable = await replayWithWrites(durableDatabase, trace);
-    replayRow('(b) 100k-edit replay, ours (durable: fsync on)', durable.replay, inProcess, 2);
-    writeRows('durable', durable);
-  } finally {
-    await durableDatabase.close();
+  if (selected('b', 'c')) {
+    const durableDatabase = await openCollabDatabase({ durable: true });
+    try {
+      const durable = await replayWithWrites(durableDatabase, trace);
+      replayRow('(b) 100k-edit replay, ours (durable: fsync on)', durable.replay, inProcess, 2);
+      writeRows('durable', durable);
+    } finally {
+      await durableDatabase.close();
+    }
   }
 
   const widths = { figure: 50, value: 10, baseline: 24, ratio: 8, target: 8 };
   console.log(`bench:collab — embedded Postgres (fsync off unless marked durable), ${cpus().length} CPUs; servers in their own processes`);
-  console.log(`  ${'figure'.padEnd(widths.figure)} ${'value'.padStart(widths.value)}   ${'baseline'.padEnd(widths.baseline)} ${'ratio'.padStart(widths.ratio)}  ${'target'.padEnd(widths.target)} verdict`);
+  console.log(
+    `  ${'figure'.padEnd(widths.figure)} ${'value'.padStart(widths.value)}   ${'baseline'.padEnd(widths.baseline)} ${'ratio'.padStart(widths.ratio)}  ${'target'.padEnd(widths.target)} verdict`,
+  );
   for (const entry of rows) {
-    console.log(`  ${entry.figure.padEnd(widths.figure)} ${entry.value.padStart(widths.value)}   ${entry.baseline.padEnd(widths.baseline)} ${entry.ratio.padStart(widths.ratio)}  ${entry.target.padEnd(widths.target)} ${entry.verdict}`);
+    console.log(
+      `  ${entry.figure.padEnd(widths.figure)} ${entry.value.padStart(widths.value)}   ${entry.baseline.padEnd(widths.baseline)} ${entry.ratio.padStart(widths.ratio)}  ${entry.target.padEnd(widths.target)} ${entry.verdict}`,
+    );
   }
   for (const note of notes) console.log(`  ${note}`);
   console.log(`  whole bench: ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);

@@ -1,33 +1,18 @@
 /**
  * Clients and servers for the collab bench: the server processes (collabBenchServer.ts) under
  * IPC control, real providers, clients of the raw relay that speak the same bytes as a
- * provider, and a bare protocol client that replays pre-encoded updates as fast as the socket
- * takes them and counts the acks.
+ * provider (the bare protocol client that replays pre-encoded updates lives in
+ * collab/testing/protocolClient.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HocuspocusProvider } from '@hocuspocus/provider';
-import * as decoding from 'lib0/decoding';
-import * as encoding from 'lib0/encoding';
-import WebSocket from 'ws';
 import * as Y from 'yjs';
+import { openSocket, readUpdateMessage, updateMessage } from '../../collab/testing/protocolClient.ts';
 import type { BenchServerKind, BenchServerStats } from './collabBenchServer.ts';
 
 const SERVER_ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'collabBenchServer.ts');
-
-/** Hocuspocus message types (MessageType) and sub-types used here. */
-const SYNC = 0;
-const AUTH = 2;
-const SYNC_STATUS = 8;
-const PING = 9;
-const PONG = 10;
-const SYNC_STEP_1 = 0;
-const SYNC_STEP_2 = 1;
-const SYNC_UPDATE = 2;
-const AUTH_TOKEN = 0;
-const AUTH_DENIED = 1;
-const AUTH_OK = 2;
 
 export interface BenchServer {
   kind: BenchServerKind;
@@ -103,51 +88,6 @@ export async function openProvider(url: string, name: string, token: string, ydo
   return { provider, ydoc };
 }
 
-/** The bytes a provider sends for one document update. */
-export function updateMessage(documentName: string, update: Uint8Array): Uint8Array {
-  const encoder = encoding.createEncoder();
-  encoding.writeVarString(encoder, documentName);
-  encoding.writeVarUint(encoder, SYNC);
-  encoding.writeVarUint(encoder, SYNC_UPDATE);
-  encoding.writeVarUint8Array(encoder, update);
-  return encoding.toUint8Array(encoder);
-}
-
-/** Reads an update message (as `updateMessage` writes it); null for anything else. */
-export function readUpdateMessage(data: Uint8Array): Uint8Array | null {
-  const decoder = decoding.createDecoder(data);
-  decoding.readVarString(decoder);
-  if (decoding.readVarUint(decoder) !== SYNC || decoding.readVarUint(decoder) !== SYNC_UPDATE) return null;
-  return decoding.readVarUint8Array(decoder);
-}
-
-function syncMessage(documentName: string, step: number, payload: Uint8Array): Uint8Array {
-  const encoder = encoding.createEncoder();
-  encoding.writeVarString(encoder, documentName);
-  encoding.writeVarUint(encoder, SYNC);
-  encoding.writeVarUint(encoder, step);
-  encoding.writeVarUint8Array(encoder, payload);
-  return encoding.toUint8Array(encoder);
-}
-
-function authMessage(documentName: string, token: string): Uint8Array {
-  const encoder = encoding.createEncoder();
-  encoding.writeVarString(encoder, documentName);
-  encoding.writeVarUint(encoder, AUTH);
-  encoding.writeVarUint(encoder, AUTH_TOKEN);
-  encoding.writeVarString(encoder, token);
-  return encoding.toUint8Array(encoder);
-}
-
-function openSocket(url: string): Promise<WebSocket> {
-  const socket = new WebSocket(url, { perMessageDeflate: false });
-  socket.binaryType = 'nodebuffer';
-  return new Promise((resolve, reject) => {
-    socket.once('open', () => resolve(socket));
-    socket.once('error', reject);
-  });
-}
-
 /** A client of the relay: a Y.Doc whose local updates go out as provider-shaped update messages. */
 export async function openRelayClient(url: string, room: string, ydoc: Y.Doc): Promise<{ ydoc: Y.Doc; close: () => void }> {
   const socket = await openSocket(`${url}/${room}`);
@@ -160,63 +100,6 @@ export async function openRelayClient(url: string, room: string, ydoc: Y.Doc): P
     if (update) Y.applyUpdate(ydoc, update, remote);
   });
   return { ydoc, close: () => socket.close() };
-}
-
-/**
- * Speaks just enough of the Hocuspocus protocol to authenticate, sync an empty document and
- * then push pre-encoded update messages; counts the SyncStatus acks.
- */
-export class ReplayClient {
-  acks = 0;
-  private readonly socket: WebSocket;
-  private readonly name: string;
-  private authenticated = false;
-  private synced = false;
-
-  private constructor(socket: WebSocket, name: string) {
-    this.socket = socket;
-    this.name = name;
-    socket.on('message', (data: Buffer) => this.receive(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)));
-  }
-
-  static async connect(url: string, name: string, token: string): Promise<ReplayClient> {
-    const client = new ReplayClient(await openSocket(url), name);
-    client.socket.send(authMessage(name, token));
-    client.socket.send(syncMessage(name, SYNC_STEP_1, Y.encodeStateVector(new Y.Doc())));
-    // Synced both ways, and our (empty) SyncStep2 acknowledged: from here on every ack is for a replayed update.
-    await waitUntil(() => client.authenticated && client.synced && client.acks >= 1, 20_000, 'replay client handshake');
-    client.acks = 0;
-    return client;
-  }
-
-  private receive(data: Uint8Array): void {
-    if (data.length === 1 && data[0] === PING) {
-      this.socket.send(Uint8Array.of(PONG));
-      return;
-    }
-    const decoder = decoding.createDecoder(data);
-    decoding.readVarString(decoder);
-    const type = decoding.readVarUint(decoder);
-    if (type === SYNC_STATUS) {
-      if (decoding.readVarInt(decoder) === 1) this.acks += 1;
-    } else if (type === AUTH) {
-      const outcome = decoding.readVarUint(decoder);
-      if (outcome === AUTH_DENIED) throw new Error(`replay client refused: ${decoding.readVarString(decoder)}`);
-      if (outcome === AUTH_OK) this.authenticated = true;
-    } else if (type === SYNC) {
-      const step = decoding.readVarUint(decoder);
-      if (step === SYNC_STEP_1) this.socket.send(syncMessage(this.name, SYNC_STEP_2, Y.encodeStateAsUpdate(new Y.Doc())));
-      else if (step === SYNC_STEP_2) this.synced = true;
-    }
-  }
-
-  send(message: Uint8Array): void {
-    this.socket.send(message);
-  }
-
-  close(): void {
-    this.socket.close();
-  }
 }
 
 /** Percentile of an ascending array (nearest rank). */

@@ -6,7 +6,8 @@
 import { HocuspocusProvider } from '@hocuspocus/provider';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
-import { openProvider, openRelayClient, percentile, ReplayClient, updateMessage, waitUntil } from './collabClients.ts';
+import { ProtocolClient, updateMessage } from '../../collab/testing/protocolClient.ts';
+import { openProvider, openRelayClient, percentile, waitUntil } from './collabClients.ts';
 import { firstParagraphText, paragraphSeed, type EditingTrace } from './collabDocuments.ts';
 import { seededRandom } from './seededRandom.ts';
 
@@ -127,7 +128,7 @@ export type ReplayResult =
  */
 export async function measureReplay(url: string, name: string, tokens: { sender: string; receiver: string }, trace: EditingTrace, timeoutMs: number): Promise<ReplayResult> {
   const receiver = await openProvider(url, name, tokens.receiver);
-  const sender = await ReplayClient.connect(url, name, tokens.sender);
+  const sender = await ProtocolClient.connect(url, name, tokens.sender);
   const messages = [updateMessage(name, trace.seed), ...trace.updates.map((update) => updateMessage(name, update))];
   let receivedAt = 0;
   // Every insert is in once the clock is reached; the deletions after the last insert are in once the length is right too.
