@@ -11,10 +11,11 @@ import * as Y from 'yjs';
 import { yDocToDocument } from '../content-pipeline/index.ts';
 import { verifyCollabToken, type CollabMode } from '../api/collab/collabToken.ts';
 import { saveDerivedData } from '../api/documents/derivedData.ts';
-import { loadDocumentState, loadIntoYDoc, loadPageUpdates } from '../api/documents/documentLog.ts';
+import { loadDocumentState, loadPageUpdates } from '../api/documents/documentLog.ts';
 import { createVersion } from '../api/documents/versions.ts';
 import type { Logger } from '../api/logger.ts';
 import { resolveConnectionAccess } from './connectionAccess.ts';
+import type { DocumentLoader, LogRead } from './documentLoading.ts';
 import { documentWritten, holdAckUntil, installAckGate } from './durableAcks.ts';
 import { originalMessageCount } from './updateCoalescer.ts';
 import type { MaintenanceGate } from './maintenanceGate.ts';
@@ -33,6 +34,8 @@ export interface ConnectionContext {
   userId: string | null;
   mode: CollabMode;
   sessionId: string;
+  /** The log read started while this connection was checked; taken by the load, if it loads the page. */
+  logRead?: LogRead;
 }
 
 export interface DocumentState {
@@ -56,6 +59,7 @@ export interface CollabRuntime {
   sessionSecret: string;
   logger: Logger;
   writer: UpdateWriter;
+  loader: DocumentLoader;
   sessions: SessionRegistry;
   maintenance: MaintenanceGate;
   documents: Map<string, DocumentState>;
@@ -128,6 +132,8 @@ export function createCollabExtension(runtime: CollabRuntime): Extension {
       if (runtime.maintenance.active) throw denied('maintenance');
       const claims = verifyCollabToken(runtime.sessionSecret, token);
       if (!claims || claims.pageId !== documentName) throw denied('invalid-token');
+      // A cold page: read its log while access is checked (nothing read leaves before the check passes).
+      const logRead = runtime.hocuspocus?.documents.has(claims.pageId) ? undefined : runtime.loader.startRead(claims.pageId);
       const access = await resolveConnectionAccess(runtime.sequelize, claims.pageId, claims.userId, claims.mode);
       if (!access) throw denied('not-found');
       connectionConfig.readOnly = access.mode === 'ro';
@@ -137,6 +143,7 @@ export function createCollabExtension(runtime: CollabRuntime): Extension {
         userId: claims.userId,
         mode: access.mode,
         sessionId: randomUUID(),
+        logRead,
       } satisfies ConnectionContext;
     },
 
@@ -153,7 +160,10 @@ export function createCollabExtension(runtime: CollabRuntime): Extension {
         lastEditAt: 0,
       };
       runtime.documents.set(documentName, state);
-      state.loadedLastId = await loadIntoYDoc(runtime.pool, documentName, document, LOG_ORIGIN);
+      const connectionContext = context as ConnectionContext;
+      const logRead = connectionContext.logRead;
+      delete connectionContext.logRead;
+      state.loadedLastId = await runtime.loader.load(document, documentName, logRead, LOG_ORIGIN);
       if (state.appendedWhileLoading) {
         for (const row of await loadPageUpdates(runtime.pool, documentName, state.loadedLastId)) Y.applyUpdate(document, row.update, LOG_ORIGIN);
       }
@@ -177,6 +187,8 @@ export function createCollabExtension(runtime: CollabRuntime): Extension {
     },
 
     async connected({ context }) {
+      // This connection's log read, if the document came from elsewhere: not needed any more.
+      delete (context as ConnectionContext).logRead;
       const { sessionId, pageId, userId, mode } = context as ConnectionContext;
       await runtime.sessions.open({ id: sessionId, pageId, userId, mode }).catch((error) => logger.warn({ err: (error as Error).message }, 'could not record collab session'));
     },

@@ -24,6 +24,7 @@ import type { Logger } from '../api/logger.ts';
 import { startAccessChangeListener, type AccessChangeListener } from '../api/policies/accessChangeListener.ts';
 import { revalidateAll, revalidatePond } from './accessRevalidation.ts';
 import { createCollabExtension, type CollabRuntime } from './collabExtension.ts';
+import { DocumentLoader } from './documentLoading.ts';
 import { MaintenanceGate } from './maintenanceGate.ts';
 import { SessionRegistry, HEARTBEAT_INTERVAL_MS } from './sessionRegistry.ts';
 import { createUpdateCoalescer } from './updateCoalescer.ts';
@@ -74,6 +75,7 @@ export async function startCollabServer(options: CollabServerOptions): Promise<C
     sessionSecret: options.sessionSecret,
     logger,
     writer,
+    loader: new DocumentLoader(pool),
     sessions,
     maintenance,
     documents: new Map(),
@@ -143,8 +145,9 @@ export async function startCollabServer(options: CollabServerOptions): Promise<C
     channels: [UPDATES_APPENDED_CHANNEL, MAINTENANCE_CHANNEL],
     logger,
     onNotification: (channel, payload) => {
-      if (channel === MAINTENANCE_CHANNEL) maintenance.handle(payload);
-      else void runtime.applyAppendedUpdates?.(payload);
+      if (channel === MAINTENANCE_CHANNEL) return maintenance.handle(payload);
+      runtime.loader.noticeAppended();
+      void runtime.applyAppendedUpdates?.(payload);
     },
   });
 

@@ -29,11 +29,9 @@ export async function resolveConnectionAccess(
   userId: string | null,
   ceiling: CollabMode,
 ): Promise<ResolvedAccess | null> {
-  const page = await Page.findByPk(pageId, { attributes: ['id', 'pondId', 'trashedAt'] });
+  const [page, subject] = await Promise.all([Page.findByPk(pageId, { attributes: ['id', 'pondId', 'trashedAt'] }), subjectFor(userId)]);
   // A trashed page is not opened at all: the editor shows the trash notice from the API instead.
-  if (!page || page.trashedAt) return null;
-  const subject = await subjectFor(userId);
-  if (!subject) return null;
+  if (!page || page.trashedAt || !subject) return null;
   const access = await subjectAccessTo(sequelize, subject, page.pondId);
   if (!access || !access.page(page, 'read').allowed) return null;
   const writable = subject.signedIn && ceiling === 'rw' && access.page(page, 'write').allowed;

@@ -11,6 +11,7 @@ import { loadDocumentState, type Queryable } from '../api/documents/documentLog.
 import { createLogger } from '../api/logger.ts';
 import { createTestDatabase } from '../api/testing/testDatabase.ts';
 import { MaintenanceGate } from './maintenanceGate.ts';
+import { seedLogPage } from './testing/logFixtures.ts';
 import { UpdateWriter } from './updateWriter.ts';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -26,20 +27,7 @@ after(async () => {
   await database.drop();
 });
 
-async function seedPage(): Promise<{ pageId: string; userId: string }> {
-  const { rows: users } = await pool.query<{ id: string }>(
-    `INSERT INTO users (id, username, email, display_name, password_hash, status, created_at, updated_at)
-       VALUES (gen_random_uuid(), 'u' || floor(random() * 1e9), 'u' || floor(random() * 1e9) || '@example.org', 'Writer', NULL, 'ACTIVE', now(), now()) RETURNING id`,
-  );
-  const { rows: ponds } = await pool.query<{ id: string }>(
-    `INSERT INTO ponds (id, slug, name, kind) VALUES (gen_random_uuid(), 'p' || floor(random() * 1e9), 'Pond', 'shared') RETURNING id`,
-  );
-  const { rows: pages } = await pool.query<{ id: string }>(
-    `INSERT INTO pages (id, pond_id, slug, title, position, created_at, updated_at) VALUES (gen_random_uuid(), $1, 'page', 'Page', 'a0', now(), now()) RETURNING id`,
-    [ponds[0]!.id],
-  );
-  return { pageId: pages[0]!.id, userId: users[0]!.id };
-}
+const seedPage = () => seedLogPage(pool);
 
 /** One keystroke each: the updates a typing client sends. */
 function keystrokes(count: number): { updates: Uint8Array[]; expected: string } {

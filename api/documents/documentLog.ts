@@ -91,8 +91,7 @@ export interface LoadedDocument {
  * `pages.initial_markdown`: its first load turns that into the first row.
  */
 export async function loadDocumentState(db: Queryable, pageId: string): Promise<LoadedDocument> {
-  let updates = await loadPageUpdates(db, pageId);
-  if (updates.length === 0) updates = await seedFromInitialMarkdown(db, pageId);
+  const updates = await readPageLog(db, pageId);
   if (updates.length === 0) return { state: Y.encodeStateAsUpdate(new Y.Doc()), lastId: 0 };
   const state = mergeUpdatesInGroups(updates.map((entry) => entry.update));
   return { state, lastId: updates[updates.length - 1]!.id };
@@ -113,16 +112,20 @@ async function seedFromInitialMarkdown(db: Queryable, pageId: string): Promise<L
 }
 
 /**
- * Applies the page's log to `ydoc` in one transaction (cheaper than merging the rows first);
- * returns the highest log id applied.
+ * The page's log rows in id order; a page that has only `initial_markdown` gets its first row
+ * from it here.
  */
-export async function loadIntoYDoc(db: Queryable, pageId: string, ydoc: Y.Doc, origin: unknown): Promise<number> {
-  let updates = await loadPageUpdates(db, pageId);
-  if (updates.length === 0) updates = await seedFromInitialMarkdown(db, pageId);
+export async function readPageLog(db: Queryable, pageId: string): Promise<LoggedUpdate[]> {
+  const updates = await loadPageUpdates(db, pageId);
+  return updates.length > 0 ? updates : seedFromInitialMarkdown(db, pageId);
+}
+
+/** Applies log rows to `ydoc` in one transaction (cheaper than merging them first); returns the highest id. */
+export function applyLogRows(ydoc: Y.Doc, rows: readonly LoggedUpdate[], origin: unknown): number {
   ydoc.transact(() => {
-    for (const entry of updates) Y.applyUpdate(ydoc, entry.update, origin);
+    for (const entry of rows) Y.applyUpdate(ydoc, entry.update, origin);
   }, origin);
-  return updates.length === 0 ? 0 : updates[updates.length - 1]!.id;
+  return rows.length === 0 ? 0 : rows[rows.length - 1]!.id;
 }
 
 /** The page's document as a fresh Y.Doc (the caller destroys it). */

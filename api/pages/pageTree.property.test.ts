@@ -20,6 +20,7 @@ import { completeSetup } from '../testing/fixtures.ts';
 import { signInUsers } from '../testing/pondTestSetup.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 import { treeViolations, type TreeSnapshotRow } from '../testing/treeInvariants.ts';
+import { seededRandom } from '../../scripts/seededRandom.ts';
 
 // Heavier runs: TREE_PROPERTY_SEQUENCES=20000.
 const SEQUENCES = Number(process.env.TREE_PROPERTY_SEQUENCES ?? 2_000);
@@ -28,18 +29,6 @@ const STEPS = 8;
 const LANES = 4;
 const REFUSALS = new Set(['page_cycle', 'page_depth_exceeded']);
 const locale = async () => 'en' as const;
-
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const masterSeed = Number(process.env.TREE_PROPERTY_SEED ?? Math.floor(Math.random() * 2 ** 31));
 

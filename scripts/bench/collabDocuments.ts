@@ -6,7 +6,7 @@
  */
 import * as Y from 'yjs';
 import { markdownToDocument, type DocumentJson } from '../../content-pipeline/index.ts';
-import { seededRandom } from './seededRandom.ts';
+import { seededRandom } from '../seededRandom.ts';
 import { BENCH_WORDS, wordPageMarkdown } from './wordPage.ts';
 
 

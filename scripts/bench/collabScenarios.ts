@@ -9,7 +9,7 @@ import * as Y from 'yjs';
 import { ProtocolClient, updateMessage } from '../../collab/testing/protocolClient.ts';
 import { openProvider, openRelayClient, percentile, waitUntil } from './collabClients.ts';
 import { firstParagraphText, paragraphSeed, type EditingTrace } from './collabDocuments.ts';
-import { seededRandom } from './seededRandom.ts';
+import { seededRandom } from '../seededRandom.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

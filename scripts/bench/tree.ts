@@ -19,7 +19,7 @@ import { MAX_PAGE_DEPTH } from '../../api/pages/pageTree.ts';
 import { type SubjectAccess, subjectAccessTo } from '../../api/policies/accessPolicy.ts';
 import { openBenchDatabase } from './benchDatabase.ts';
 import { measureAlternating } from './timing.ts';
-import { seededRandom } from './seededRandom.ts';
+import { seededRandom } from '../seededRandom.ts';
 
 /** Pages per level, top first: 20,000 in all, 6 levels (MAX_PAGE_DEPTH). */
 const LEVEL_SIZES = [20, 120, 600, 2_400, 7_200, 9_660];

@@ -27,7 +27,7 @@ import { loadDocumentState } from '../../api/documents/documentLog.ts';
 import { freePort } from '../../api/testing/freePort.ts';
 import { spawnCollabProcess, type CollabProcess } from '../../collab/testing/collabProcess.ts';
 import { openCollabDatabase, seedCollabPond } from '../bench/collabDatabase.ts';
-import { seededRandom } from '../bench/seededRandom.ts';
+import { seededRandom } from '../seededRandom.ts';
 import { connect, documentText, fullySynced, runSession, waitFor, type SoakSession } from './collabSessions.ts';
 
 const SESSIONS = Number(process.env.SOAK_SESSIONS ?? 200);

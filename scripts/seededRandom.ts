@@ -1,4 +1,4 @@
-/** mulberry32: a deterministic pseudo-random sequence, so every bench run builds the same data. */
+/** mulberry32: a deterministic pseudo-random sequence, so every test or bench run with a seed sees the same data. */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
