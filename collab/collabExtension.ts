@@ -17,7 +17,7 @@ import type { Logger } from '../api/logger.ts';
 import { resolveConnectionAccess } from './connectionAccess.ts';
 import type { DocumentLoader, LogRead } from './documentLoading.ts';
 import { documentWritten, holdAckUntil, installAckGate } from './durableAcks.ts';
-import { originalMessageCount } from './updateCoalescer.ts';
+import { applyBurst, burstOf, SYNC_UPDATE } from './updateCoalescer.ts';
 import type { MaintenanceGate } from './maintenanceGate.ts';
 import type { SessionRegistry } from './sessionRegistry.ts';
 import type { UpdateWriter } from './updateWriter.ts';
@@ -182,8 +182,12 @@ export function createCollabExtension(runtime: CollabRuntime): Extension {
     },
 
     // Every connection's acks go through the gate, also one that never brings an update of its own.
-    async beforeSync({ connection, payload }) {
-      installAckGate(connection, originalMessageCount(payload));
+    // A burst's stand-in (updateCoalescer.ts): its updates are applied here, where Hocuspocus
+    // would apply a single one, and acknowledged once per message.
+    async beforeSync({ connection, type, payload }) {
+      const burst = burstOf(payload);
+      installAckGate(connection, burst?.length ?? 1);
+      if (burst && type === SYNC_UPDATE && !connection.readOnly) applyBurst(connection, burst);
     },
 
     async connected({ context }) {

@@ -116,7 +116,7 @@ describe('collaboration', () => {
       assert.equal(await logText(cast, page.id), ten[0]!.text());
     });
 
-    test('a burst of 300 keystroke messages in one write is merged, stored, and acknowledged 300 times', async (t) => {
+    test('a burst of 300 keystroke messages in one write is applied in one transaction, stored, and acknowledged 300 times', async (t) => {
       t.after(closeAll);
       const pond = await cast.seedTeamPond();
       const page = await seedPage(pond.id, 'Burst');
@@ -128,13 +128,24 @@ describe('collaboration', () => {
       const appliedBefore = cast.collab.runtime.writer.stats.updatesReceived;
       sender.sendBurst(messages);
       await sender.until(() => sender.acks >= messages.length, 10_000, 'burst acks');
-      // The document took the burst in fewer pieces than messages: the merge happened.
+      // The document took the burst in fewer transactions than messages: the burst path ran.
       assert.ok(cast.collab.runtime.writer.stats.updatesReceived - appliedBefore < messages.length);
       // Acknowledged means stored: every character is in the log already.
       assert.equal(await logText(cast, page.id), typed);
       await new Promise((resolve) => setTimeout(resolve, 100));
       assert.deepEqual({ acks: sender.acks, refusals: sender.refusals }, { acks: messages.length, refusals: 0 });
       await waitFor(() => watcher.text() === typed, 5000, 'the other editor did not get the burst');
+    });
+
+    test('a burst holding an invalid update closes the connection, and nothing of it is acknowledged', async (t) => {
+      const pond = await cast.seedTeamPond();
+      const page = await seedPage(pond.id, 'Broken burst');
+      const sender = await ProtocolClient.connect(cast.wsUrl, page.id, await collabToken(cast.editor.client, page.id));
+      t.after(() => sender.close());
+      const messages = [...keystrokeMessages(page.id, 'valid'), updateMessage(page.id, Uint8Array.of(255, 255, 255))];
+      sender.sendBurst(messages);
+      await sender.until(() => sender.closed, 10_000, 'connection closed');
+      assert.equal(sender.acks, 0);
     });
 
     test('a read-only burst is refused once per message and changes nothing', async (t) => {

@@ -6,36 +6,60 @@
  * one read in the same synchronous run. Hocuspocus would take each through its hook chain,
  * apply it in a transaction of its own, broadcast it and ack it: per keystroke, that costs
  * several times what applying it does. Consecutive update messages for the same document are
- * therefore merged (a Yjs update merge is exact: applying the merge equals applying the parts
- * in order) and handed on as one message at the end of the run; everything else passes in
- * its place in the order, so the order of a socket's messages never changes.
+ * therefore handed on as one message at the end of the run; everything else passes in its
+ * place in the order, so the order of a socket's messages never changes.
  *
- * The provider counts its unsynced changes down by one per ack, so a merged message must
- * still be acknowledged once per original: its bytes are registered here, and the ack gate
- * (durableAcks.ts) sends as many SyncStatus messages as the merge stood for, in one write.
+ * That one message carries an empty update, and the burst's updates are registered under its
+ * bytes: the extension's `beforeSync` hook, which Hocuspocus calls right where it would apply
+ * the update, applies them all in one transaction with the origin Hocuspocus would use
+ * (`applyBurst`). One transaction of many updates costs less than merging them first
+ * (Y.mergeUpdates) and applying the merge. Hocuspocus then applies the empty update, which
+ * changes nothing; a read-only connection's burst is refused as a single update would be.
+ *
+ * The provider counts its unsynced changes down by one per ack, so the burst must still be
+ * acknowledged once per message: the ack gate (durableAcks.ts) sends as many SyncStatus
+ * messages as it stood for, in one write.
  */
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
-import { mergeUpdatesInGroups } from '../api/documents/documentLog.ts';
+import type { Connection } from '@hocuspocus/server';
+import * as Y from 'yjs';
 
 /** Hocuspocus's MessageType.Sync and y-protocols' update sub-type. */
 const SYNC = 0;
-const SYNC_UPDATE = 2;
+export const SYNC_UPDATE = 2;
 
-/** How many originals a merged message stands for, by the buffer Hocuspocus decodes it from. */
-const mergedCounts = new WeakMap<ArrayBufferLike, number>();
+/** An update that changes nothing: the payload of a burst's stand-in message. */
+const EMPTY_UPDATE = Y.encodeStateAsUpdate(new Y.Doc());
+
+/** A burst's updates, by the buffer of its stand-in message (only that message uses the buffer). */
+const bursts = new WeakMap<ArrayBufferLike, readonly Uint8Array[]>();
 
 /**
- * The number of client messages the sync message whose payload is `payload` stands for: more
- * than one for a merged message (its payload is a view into the merged message's own buffer).
+ * The updates of the burst whose stand-in message has the sync payload `payload` (a view into
+ * that message's own buffer); undefined for any other message.
  */
-export function originalMessageCount(payload: Uint8Array): number {
-  return mergedCounts.get(payload.buffer) ?? 1;
+export function burstOf(payload: Uint8Array): readonly Uint8Array[] | undefined {
+  return bursts.get(payload.buffer);
+}
+
+/**
+ * Applies a burst to the connection's document in one transaction, as Hocuspocus applies a
+ * single update (same origin, so every listener sees a connection's edit). A burst holding an
+ * invalid update throws like a single invalid update would: Hocuspocus closes the connection,
+ * and the client sends what was not acknowledged again when it reconnects.
+ */
+export function applyBurst(connection: Connection, updates: readonly Uint8Array[]): void {
+  const document = connection.document;
+  const origin = { source: 'connection', connection };
+  document.transact(() => {
+    for (const update of updates) Y.applyUpdate(document, update, origin);
+  }, origin);
 }
 
 interface Run {
   address: string;
-  messages: Uint8Array[];
+  first: Uint8Array;
   updates: Uint8Array[];
 }
 
@@ -53,7 +77,7 @@ function readUpdate(message: Uint8Array): { address: string; update: Uint8Array 
   }
 }
 
-function mergedMessage(address: string, update: Uint8Array): Uint8Array {
+function standInMessage(address: string, update: Uint8Array): Uint8Array {
   const encoder = encoding.createEncoder();
   encoding.writeVarString(encoder, address);
   encoding.writeVarUint(encoder, SYNC);
@@ -63,8 +87,8 @@ function mergedMessage(address: string, update: Uint8Array): Uint8Array {
 }
 
 /**
- * Feeds a socket's messages to `deliver`, merging each run of consecutive update messages for
- * one document that arrives within one synchronous run.
+ * Feeds a socket's messages to `deliver`, handing each run of consecutive update messages for
+ * one document that arrives within one synchronous run on as one stand-in message.
  */
 export function createUpdateCoalescer(deliver: (message: Uint8Array) => void): (message: Uint8Array) => void {
   let run: Run | null = null;
@@ -75,27 +99,18 @@ export function createUpdateCoalescer(deliver: (message: Uint8Array) => void): (
     const current = run;
     run = null;
     if (!current) return;
-    if (current.messages.length === 1) {
-      deliver(current.messages[0]!);
+    if (current.updates.length === 1) {
+      deliver(current.first);
       return;
     }
-    let merged: Uint8Array;
-    try {
-      merged = mergedMessage(current.address, mergeUpdatesInGroups(current.updates));
-    } catch {
-      // Something in the run is not a valid update: hand the messages on as they came, so
-      // Hocuspocus refuses the culprit exactly as it would have anyway.
-      for (const message of current.messages) deliver(message);
-      return;
-    }
-    mergedCounts.set(merged.buffer, current.messages.length);
-    deliver(merged);
+    const standIn = standInMessage(current.address, EMPTY_UPDATE);
+    bursts.set(standIn.buffer, current.updates);
+    deliver(standIn);
   };
 
   return (message: Uint8Array) => {
     const parsed = readUpdate(message);
     if (parsed && run && run.address === parsed.address) {
-      run.messages.push(message);
       run.updates.push(parsed.update);
       return;
     }
@@ -104,7 +119,7 @@ export function createUpdateCoalescer(deliver: (message: Uint8Array) => void): (
       deliver(message);
       return;
     }
-    run = { address: parsed.address, messages: [message], updates: [parsed.update] };
+    run = { address: parsed.address, first: message, updates: [parsed.update] };
     if (!flushScheduled) {
       flushScheduled = true;
       queueMicrotask(flush);

@@ -14,6 +14,7 @@ import * as Y from 'yjs';
 export const SYNC = 0;
 export const AWARENESS = 1;
 const AUTH = 2;
+const CLOSE = 7;
 const SYNC_STATUS = 8;
 const PING = 9;
 const PONG = 10;
@@ -80,6 +81,8 @@ export class ProtocolClient {
   refusals = 0;
   /** Set when the server refused the token. */
   deniedReason: string | null = null;
+  /** Set when the server closed the document's connection (or the socket closed). */
+  closed = false;
   private readonly socket: WebSocket;
   private readonly name: string;
   private authenticated = false;
@@ -90,6 +93,10 @@ export class ProtocolClient {
     this.socket = socket;
     this.name = name;
     socket.on('message', (data: Buffer) => this.receive(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)));
+    socket.on('close', () => {
+      this.closed = true;
+      this.onChange();
+    });
   }
 
   /** Connected, authenticated and synced both ways; `acks` and `refusals` start at 0 from here. */
@@ -136,6 +143,8 @@ export class ProtocolClient {
     if (type === SYNC_STATUS) {
       if (decoding.readVarInt(decoder) === 1) this.acks += 1;
       else this.refusals += 1;
+    } else if (type === CLOSE) {
+      this.closed = true;
     } else if (type === AUTH) {
       const outcome = decoding.readVarUint(decoder);
       if (outcome === AUTH_DENIED) this.deniedReason = decoding.readVarString(decoder);

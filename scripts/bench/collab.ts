@@ -147,7 +147,7 @@ function writeRows(label: string, run: Awaited<ReturnType<typeof replayWithWrite
   }
   row(`(c) write amplification (${label})`, run.tableGrowth, run.received, 'received', 3, kb);
   notes.push(
-    `(c) ${label}: ${kb(run.received)} of updates received (${kb(run.applied)} once merged per socket read); collab tables grew ${kb(run.tableGrowth)} (headline); the update writer wrote ${kb(run.writerBytes)} in ${run.rowsWritten} rows / ${run.flushes} flushes ` +
+    `(c) ${label}: ${kb(run.received)} of updates received (${kb(run.applied)} as the document saw them, one update per burst); collab tables grew ${kb(run.tableGrowth)} (headline); the update writer wrote ${kb(run.writerBytes)} in ${run.rowsWritten} rows / ${run.flushes} flushes ` +
       `(${(run.writerBytes / run.received).toFixed(2)}×); WAL ${kb(run.walBytes)} (${(run.walBytes / run.received).toFixed(2)}×).`,
   );
 }
