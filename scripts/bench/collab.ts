@@ -65,7 +65,10 @@ function row(figure: string, value: number, baseline: number, baselineLabel: str
 }
 
 function replayRow(figure: string, result: ReplayResult, inProcess: number, limit: number | null): void {
-  if (result.done) return row(figure, result.wallMs, inProcess, 'in-process', limit);
+  if (result.done) {
+    notes.push(`${figure}: the receiver had every edit after ${ms(result.receiverMs)}, the sender the last ack after ${ms(result.acksMs)}.`);
+    return row(figure, result.wallMs, inProcess, 'in-process', limit);
+  }
   rows.push({
     figure,
     value: `> ${(result.timeoutMs / 1000).toFixed(0)} s`,
@@ -215,7 +218,7 @@ try {
   if (selected('b', 'c')) {
     notes.push(
       `(b) trace: ${trace.inserts.toLocaleString('en')} inserts + ${trace.deletions.toLocaleString('en')} deletions at random positions, ${kb(trace.bytes)} of updates, ` +
-        `final text ${trace.finalText.length.toLocaleString('en')} characters (generated in ${ms(performance.now() - traceStarted)}); the sender pushes them as fast as its socket takes them.`,
+        `final text ${trace.finalText.length.toLocaleString('en')} characters (generated in ${ms(performance.now() - traceStarted)}); the sender pushes them as fast as its socket takes them, a thousand messages per TCP write.`,
     );
     await bare!.close();
     const bareFresh = await startBenchServer('hocuspocus');
