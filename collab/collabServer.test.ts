@@ -148,6 +148,25 @@ describe('collaboration', () => {
       assert.equal(sender.acks, 0);
     });
 
+    test('an update building on content the server lacks is acknowledged only once that content arrived and both are stored', async (t) => {
+      const pond = await cast.seedTeamPond();
+      const page = await seedPage(pond.id, 'Pending');
+      const sender = await ProtocolClient.connect(cast.wsUrl, page.id, await collabToken(cast.editor.client, page.id));
+      t.after(() => sender.close());
+      // As a provider reconnecting after a crash: keystrokes queued offline go out before the
+      // SyncStep2 with the text they were typed into.
+      const messages = keystrokeMessages(page.id, 'Teich');
+      const foundation = messages.slice(0, 3);
+      const onTop = messages.slice(3);
+      for (const message of onTop) sender.send(message);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(sender.acks, 0, 'updates the server could not integrate were acknowledged');
+      assert.equal(await logText(cast, page.id), '');
+      for (const message of foundation) sender.send(message);
+      await sender.until(() => sender.acks >= messages.length, 10_000, 'acks after the missing content');
+      assert.equal(await logText(cast, page.id), 'Teich');
+    });
+
     test('a read-only burst is refused once per message and changes nothing', async (t) => {
       const pond = await cast.seedTeamPond();
       const page = await seedPage(pond.id, 'Read-only burst');

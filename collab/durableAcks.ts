@@ -9,11 +9,19 @@
  * (other clients' edits, awareness) goes out at once, so the latency between editors does
  * not include the database.
  *
- * A merged burst (updateCoalescer.ts) is acknowledged once per message it merged, in one
- * write: the provider counts each ack as one of its sent messages.
+ * A burst (updateCoalescer.ts) is acknowledged once per message it stood for, in one write:
+ * the provider counts each ack as one of its sent messages.
+ *
+ * An update that refers to content the server does not have yet (a provider reconnecting after
+ * a crash sends the keystrokes it queued while offline before its SyncStep2 with what they
+ * build on) is not integrated: Yjs keeps it pending, no `update` event fires, nothing is
+ * written. Hocuspocus acks it anyway. Such an ack waits until the document has nothing
+ * pending any more (the missing content arrived, so the pending part was integrated and
+ * handed to the writer) and then for the writes.
  */
 import { createDecoder, readVarString, readVarUint } from 'lib0/decoding';
 import type { Connection } from '@hocuspocus/server';
+import type * as Y from 'yjs';
 
 /** Hocuspocus's MessageType.SyncStatus. */
 const SYNC_STATUS = 8;
@@ -23,6 +31,35 @@ interface AckState {
   ackChain: Promise<void>;
   /** How many client messages the sync message being handled stands for. */
   messagesInHand: number;
+  /** The document's pending content before the message being handled was applied. */
+  pendingBefore: PendingMark | null;
+}
+
+/** What a document holds pending (updates and deletions it could not integrate yet), by identity. */
+type PendingMark = readonly [unknown, unknown];
+
+function pendingMark(document: Y.Doc): PendingMark | null {
+  const { pendingStructs, pendingDs } = document.store;
+  return pendingStructs || pendingDs ? [pendingStructs?.update, pendingDs] : null;
+}
+
+/** Whether the message just handled left something pending that was not pending before. */
+function leftPending(document: Y.Doc, before: PendingMark | null): boolean {
+  const after = pendingMark(document);
+  return after !== null && (before === null || after[0] !== before[0] || after[1] !== before[1]);
+}
+
+/** Settles once `document` has nothing pending (checked after every transaction). */
+function nothingPending(document: Y.Doc): Promise<void> {
+  if (pendingMark(document) === null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const check = () => {
+      if (pendingMark(document) !== null) return;
+      document.off('afterTransaction', check);
+      resolve();
+    };
+    document.on('afterTransaction', check);
+  });
 }
 
 const states = new WeakMap<Connection, AckState>();
@@ -47,7 +84,7 @@ function isSyncStatus(message: Uint8Array): boolean {
 function gate(connection: Connection): AckState {
   let state = states.get(connection);
   if (state) return state;
-  state = { ackChain: Promise.resolve(), messagesInHand: 1 };
+  state = { ackChain: Promise.resolve(), messagesInHand: 1, pendingBefore: null };
   states.set(connection, state);
   const send = connection.send.bind(connection);
   const current = state;
@@ -56,7 +93,10 @@ function gate(connection: Connection): AckState {
       send(message);
       return;
     }
-    const written = documentWritten(connection.document);
+    const document = connection.document;
+    // Resolved after the transaction that integrates the pending part, by when its `update`
+    // event has handed that part to the writer: documentWritten then includes that write.
+    const written = leftPending(document, current.pendingBefore) ? nothingPending(document).then(() => documentWritten(document)) : documentWritten(document);
     const copies = current.messagesInHand;
     current.messagesInHand = 1;
     const sendAcks = () => {
@@ -80,7 +120,9 @@ export function documentWritten(document: object): Promise<void> {
  * messages it stands for: its ack goes out that many times.
  */
 export function installAckGate(connection: Connection, messageCount = 1): void {
-  gate(connection).messagesInHand = messageCount;
+  const state = gate(connection);
+  state.messagesInHand = messageCount;
+  state.pendingBefore = pendingMark(connection.document);
 }
 
 /** The ack of the message being handled on `connection` waits for `write`. */

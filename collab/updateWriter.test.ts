@@ -57,24 +57,6 @@ test('a burst of keystrokes is committed as one merged row, with its author as c
   assert.deepEqual(rows, [{ user_id: userId }]);
 });
 
-test('large updates (a burst, a paste) get rows of their own; the keystrokes around them one merged row', async () => {
-  const { pageId, userId } = await seedPage();
-  const writer = new UpdateWriter(pool, logger);
-  const ydoc = new Y.Doc();
-  const updates: Uint8Array[] = [];
-  ydoc.on('update', (update: Uint8Array) => updates.push(update));
-  const text = ydoc.getText('t');
-  text.insert(0, 'a');
-  text.insert(1, 'x'.repeat(4000));
-  text.insert(4001, 'b');
-  text.insert(4002, 'y'.repeat(4000));
-  text.insert(8002, 'c');
-  await Promise.all(updates.map((update) => writer.enqueue(pageId, update, userId)));
-  assert.equal(writer.stats.flushes, 1);
-  assert.equal(writer.stats.rowsWritten, 3);
-  assert.equal(await storedText(pageId), text.toString());
-});
-
 test('a failed write is retried; nothing resolves (nothing is acknowledged) before the commit', async () => {
   const { pageId } = await seedPage();
   let failures = 2;

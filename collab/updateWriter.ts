@@ -32,20 +32,6 @@ export interface LogRowsWritten {
   id: number;
 }
 
-/** Updates below this size (keystrokes) are merged into one row; a row costs ~100 bytes of its own. */
-const MERGE_BELOW_BYTES = 1024;
-
-/**
- * The rows a batch of one page's updates becomes: the small ones merged into one, the large
- * ones (a burst, a paste) as they are — they are worth their row, and merging them costs CPU
- * while the server is busiest.
- */
-function logRows(updates: readonly Uint8Array[]): Uint8Array[] {
-  const small = updates.filter((update) => update.byteLength < MERGE_BELOW_BYTES);
-  const large = updates.filter((update) => update.byteLength >= MERGE_BELOW_BYTES);
-  return small.length === 0 ? large : [mergeUpdatesInGroups(small), ...large];
-}
-
 export class UpdateWriter {
   private readonly db: Queryable;
   private readonly logger: Logger;
@@ -138,10 +124,9 @@ export class UpdateWriter {
     const pageIds: string[] = [];
     const rows: Buffer[] = [];
     for (const [pageId, updates] of byPage) {
-      for (const row of logRows(updates)) {
-        pageIds.push(pageId);
-        rows.push(Buffer.from(row.buffer, row.byteOffset, row.byteLength));
-      }
+      const merged = mergeUpdatesInGroups(updates);
+      pageIds.push(pageId);
+      rows.push(Buffer.from(merged.buffer, merged.byteOffset, merged.byteLength));
     }
     const contributorPages: string[] = [];
     const contributorUsers: string[] = [];
