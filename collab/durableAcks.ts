@@ -35,18 +35,26 @@ interface AckState {
   pendingBefore: PendingMark | null;
 }
 
-/** What a document holds pending (updates and deletions it could not integrate yet), by identity. */
-type PendingMark = readonly [unknown, unknown];
+/**
+ * What a document holds pending: the pending structs' update (Yjs replaces it whenever a
+ * message adds to it or retries it) and the pending deletions (re-encoded on every update
+ * while any exist, so compared by their bytes).
+ */
+type PendingMark = readonly [Uint8Array | undefined, Uint8Array | null];
 
 function pendingMark(document: Y.Doc): PendingMark | null {
   const { pendingStructs, pendingDs } = document.store;
   return pendingStructs || pendingDs ? [pendingStructs?.update, pendingDs] : null;
 }
 
-/** Whether the message just handled left something pending that was not pending before. */
+function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
+  return a === b || (a !== null && b !== null && Buffer.compare(a, b) === 0);
+}
+
+/** Whether the message just handled added to (or changed) what the document holds pending. */
 function leftPending(document: Y.Doc, before: PendingMark | null): boolean {
   const after = pendingMark(document);
-  return after !== null && (before === null || after[0] !== before[0] || after[1] !== before[1]);
+  return after !== null && (before === null || after[0] !== before[0] || !sameBytes(after[1], before[1]));
 }
 
 /** Settles once `document` has nothing pending (checked after every transaction). */
