@@ -186,7 +186,7 @@ export function createCollabExtension(runtime: CollabRuntime): Extension {
     // would apply a single one, and acknowledged once per message.
     async beforeSync({ connection, type, payload }) {
       const burst = burstOf(payload);
-      installAckGate(connection, burst?.length ?? 1);
+      installAckGate(connection, type, burst?.length ?? 1);
       if (burst && type === SYNC_UPDATE && !connection.readOnly) applyBurst(connection, burst);
     },
 

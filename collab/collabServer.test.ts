@@ -167,6 +167,26 @@ describe('collaboration', () => {
       assert.equal(await logText(cast, page.id), 'Teich');
     });
 
+    test("a reconnecting provider's queued updates are acknowledged only with its first SyncStep2, once all are stored", async (t) => {
+      const pond = await cast.seedTeamPond();
+      const page = await seedPage(pond.id, 'Reconnect');
+      const token = await collabToken(cast.editor.client, page.id);
+      const client = await ProtocolClient.openHoldingStep2(cast.wsUrl, page.id);
+      t.after(() => client.close());
+      // The provider's order after a reconnect: the queued updates as the socket opens, then
+      // the token and SyncStep1; its count of unsynced changes restarts at 1 there, so any ack
+      // before its SyncStep2 is written would read as "everything saved".
+      const messages = keystrokeMessages(page.id, 'offline');
+      for (const message of messages) client.send(message);
+      client.authenticate(token);
+      await client.until(() => client.step2Held, 10_000, "the server's SyncStep1");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(client.acks, 0, 'an update was acknowledged before the first sync was written');
+      client.releaseStep2();
+      await client.until(() => client.acks >= messages.length + 1, 10_000, 'acks after the SyncStep2');
+      assert.equal(await logText(cast, page.id), 'offline');
+    });
+
     test('a read-only burst is refused once per message and changes nothing', async (t) => {
       const pond = await cast.seedTeamPond();
       const page = await seedPage(pond.id, 'Read-only burst');

@@ -18,13 +18,20 @@
  * written. Hocuspocus acks it anyway. Such an ack waits until the document has nothing
  * pending any more (the missing content arrived, so the pending part was integrated and
  * handed to the writer) and then for the writes.
+ *
+ * And a provider that reconnects sends the updates it queued while offline as soon as the
+ * socket opens, then resets its count of unsynced changes to 1 for the sync it starts: the
+ * first ack it gets brings the count to 0 ("everything saved"), whatever is still unwritten.
+ * So until the connection's first SyncStep2 (the provider's answer to the server's step 1)
+ * is written, no ack leaves; then all of them do, and the count is right when it reaches 0.
  */
 import { createDecoder, readVarString, readVarUint } from 'lib0/decoding';
 import type { Connection } from '@hocuspocus/server';
 import type * as Y from 'yjs';
 
-/** Hocuspocus's MessageType.SyncStatus. */
+/** Hocuspocus's MessageType.SyncStatus, and y-protocols' SyncStep2. */
 const SYNC_STATUS = 8;
+const SYNC_STEP_2 = 1;
 
 interface AckState {
   /** The acks waiting, in order. */
@@ -33,6 +40,12 @@ interface AckState {
   messagesInHand: number;
   /** The document's pending content before the message being handled was applied. */
   pendingBefore: PendingMark | null;
+  /** The sync message type being handled (SyncStep1, SyncStep2, Update). */
+  syncTypeInHand: number;
+  /** Settles once the connection's first SyncStep2 is written; acks wait for it. */
+  firstSyncWritten: Promise<void>;
+  firstSyncSeen: boolean;
+  markFirstSyncWritten: (written: Promise<void>) => void;
 }
 
 /**
@@ -92,7 +105,11 @@ function isSyncStatus(message: Uint8Array): boolean {
 function gate(connection: Connection): AckState {
   let state = states.get(connection);
   if (state) return state;
-  state = { ackChain: Promise.resolve(), messagesInHand: 1, pendingBefore: null };
+  let markFirstSyncWritten: (written: Promise<void>) => void = () => undefined;
+  const firstSyncWritten = new Promise<void>((resolve) => {
+    markFirstSyncWritten = (written) => void written.then(resolve, () => undefined);
+  });
+  state = { ackChain: Promise.resolve(), messagesInHand: 1, pendingBefore: null, syncTypeInHand: -1, firstSyncWritten, firstSyncSeen: false, markFirstSyncWritten };
   states.set(connection, state);
   const send = connection.send.bind(connection);
   const current = state;
@@ -104,7 +121,12 @@ function gate(connection: Connection): AckState {
     const document = connection.document;
     // Resolved after the transaction that integrates the pending part, by when its `update`
     // event has handed that part to the writer: documentWritten then includes that write.
-    const written = leftPending(document, current.pendingBefore) ? nothingPending(document).then(() => documentWritten(document)) : documentWritten(document);
+    const stored = leftPending(document, current.pendingBefore) ? nothingPending(document).then(() => documentWritten(document)) : documentWritten(document);
+    if (current.syncTypeInHand === SYNC_STEP_2 && !current.firstSyncSeen) {
+      current.firstSyncSeen = true;
+      current.markFirstSyncWritten(stored);
+    }
+    const written = stored.then(() => current.firstSyncWritten);
     const copies = current.messagesInHand;
     current.messagesInHand = 1;
     const sendAcks = () => {
@@ -124,11 +146,12 @@ export function documentWritten(document: object): Promise<void> {
 }
 
 /**
- * Call before every sync message is handled (Hocuspocus's `beforeSync`), with how many client
- * messages it stands for: its ack goes out that many times.
+ * Call before every sync message is handled (Hocuspocus's `beforeSync`), with its sync type
+ * and how many client messages it stands for: its ack goes out that many times.
  */
-export function installAckGate(connection: Connection, messageCount = 1): void {
+export function installAckGate(connection: Connection, syncType: number, messageCount = 1): void {
   const state = gate(connection);
+  state.syncTypeInHand = syncType;
   state.messagesInHand = messageCount;
   state.pendingBefore = pendingMark(connection.document);
 }

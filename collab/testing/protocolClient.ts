@@ -87,6 +87,8 @@ export class ProtocolClient {
   private readonly name: string;
   private authenticated = false;
   private synced = false;
+  /** When set, the answer to the server's SyncStep1 waits for `releaseStep2()`. */
+  private heldStep2: Uint8Array | null | undefined = undefined;
   private onChange: () => void = () => undefined;
 
   private constructor(socket: WebSocket, name: string) {
@@ -113,6 +115,33 @@ export class ProtocolClient {
     client.acks = 0;
     client.refusals = 0;
     return client;
+  }
+
+  /**
+   * An open socket, nothing sent yet, whose answer to the server's SyncStep1 is held back until
+   * `releaseStep2()` (as a provider's answer may come late).
+   */
+  static async openHoldingStep2(url: string, name: string): Promise<ProtocolClient> {
+    const client = new ProtocolClient(await openSocket(url), name);
+    client.heldStep2 = null;
+    return client;
+  }
+
+  /** Sends the token and SyncStep1, as a provider does once its socket is open. */
+  authenticate(token: string): void {
+    this.socket.send(authMessage(this.name, token));
+    this.socket.send(syncMessage(this.name, SYNC_STEP_1, Y.encodeStateVector(new Y.Doc())));
+  }
+
+  /** Whether the server's SyncStep1 came and the answer is being held. */
+  get step2Held(): boolean {
+    return this.heldStep2 instanceof Uint8Array;
+  }
+
+  releaseStep2(): void {
+    const held = this.heldStep2;
+    this.heldStep2 = undefined;
+    if (held instanceof Uint8Array) this.socket.send(held);
   }
 
   /** Resolves once `condition` holds (checked on every message received). */
@@ -151,7 +180,11 @@ export class ProtocolClient {
       if (outcome === AUTH_OK) this.authenticated = true;
     } else if (type === SYNC) {
       const step = decoding.readVarUint(decoder);
-      if (step === SYNC_STEP_1) this.socket.send(syncMessage(this.name, SYNC_STEP_2, Y.encodeStateAsUpdate(new Y.Doc())));
+      if (step === SYNC_STEP_1) {
+        const answer = syncMessage(this.name, SYNC_STEP_2, Y.encodeStateAsUpdate(new Y.Doc()));
+        if (this.heldStep2 === null) this.heldStep2 = answer;
+        else this.socket.send(answer);
+      }
       else if (step === SYNC_STEP_2) this.synced = true;
     }
     this.onChange();
