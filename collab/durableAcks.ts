@@ -44,8 +44,8 @@ interface AckState {
   syncTypeInHand: number;
   /** Settles once the connection's first SyncStep2 is written; acks wait for it. */
   firstSyncWritten: Promise<void>;
-  firstSyncSeen: boolean;
-  markFirstSyncWritten: (written: Promise<void>) => void;
+  /** Settles `firstSyncWritten`; null once the first SyncStep2 has been handled. */
+  settleFirstSync: (() => void) | null;
 }
 
 /**
@@ -105,11 +105,8 @@ function isSyncStatus(message: Uint8Array): boolean {
 function gate(connection: Connection): AckState {
   let state = states.get(connection);
   if (state) return state;
-  let markFirstSyncWritten: (written: Promise<void>) => void = () => undefined;
-  const firstSyncWritten = new Promise<void>((resolve) => {
-    markFirstSyncWritten = (written) => void written.then(resolve, () => undefined);
-  });
-  state = { ackChain: Promise.resolve(), messagesInHand: 1, pendingBefore: null, syncTypeInHand: -1, firstSyncWritten, firstSyncSeen: false, markFirstSyncWritten };
+  const firstSync = Promise.withResolvers<void>();
+  state = { ackChain: Promise.resolve(), messagesInHand: 1, pendingBefore: null, syncTypeInHand: -1, firstSyncWritten: firstSync.promise, settleFirstSync: firstSync.resolve };
   states.set(connection, state);
   const send = connection.send.bind(connection);
   const current = state;
@@ -122,9 +119,10 @@ function gate(connection: Connection): AckState {
     // Resolved after the transaction that integrates the pending part, by when its `update`
     // event has handed that part to the writer: documentWritten then includes that write.
     const stored = leftPending(document, current.pendingBefore) ? nothingPending(document).then(() => documentWritten(document)) : documentWritten(document);
-    if (current.syncTypeInHand === SYNC_STEP_2 && !current.firstSyncSeen) {
-      current.firstSyncSeen = true;
-      current.markFirstSyncWritten(stored);
+    const settleFirstSync = current.syncTypeInHand === SYNC_STEP_2 ? current.settleFirstSync : null;
+    if (settleFirstSync) {
+      current.settleFirstSync = null;
+      stored.then(settleFirstSync, () => undefined);
     }
     const written = stored.then(() => current.firstSyncWritten);
     const copies = current.messagesInHand;

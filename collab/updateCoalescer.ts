@@ -64,7 +64,7 @@ interface Run {
 }
 
 /** The address and update of a sync update message; null for any other message. */
-function readUpdate(message: Uint8Array): { address: string; update: Uint8Array } | null {
+export function readUpdateMessage(message: Uint8Array): { address: string; update: Uint8Array } | null {
   try {
     const decoder = decoding.createDecoder(message);
     const address = decoding.readVarString(decoder);
@@ -77,7 +77,8 @@ function readUpdate(message: Uint8Array): { address: string; update: Uint8Array 
   }
 }
 
-function standInMessage(address: string, update: Uint8Array): Uint8Array {
+/** A sync update message for `address` (the bytes a provider sends for one update). */
+export function updateMessage(address: string, update: Uint8Array): Uint8Array {
   const encoder = encoding.createEncoder();
   encoding.writeVarString(encoder, address);
   encoding.writeVarUint(encoder, SYNC);
@@ -103,13 +104,13 @@ export function createUpdateCoalescer(deliver: (message: Uint8Array) => void): (
       deliver(current.first);
       return;
     }
-    const standIn = standInMessage(current.address, EMPTY_UPDATE);
+    const standIn = updateMessage(current.address, EMPTY_UPDATE);
     bursts.set(standIn.buffer, current.updates);
     deliver(standIn);
   };
 
   return (message: Uint8Array) => {
-    const parsed = readUpdate(message);
+    const parsed = readUpdateMessage(message);
     if (parsed && run && run.address === parsed.address) {
       run.updates.push(parsed.update);
       return;

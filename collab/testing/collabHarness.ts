@@ -11,6 +11,7 @@ import { freePort } from '../../api/testing/freePort.ts';
 import { usePondCast, type PondCast } from '../../api/testing/pondTestSetup.ts';
 import type { TestClient } from '../../api/testing/testClient.ts';
 import { startCollabServer, type CollabServer, type CollabServerOptions } from '../collabServer.ts';
+import { paragraphText } from './paragraphText.ts';
 
 export interface CollabCast extends PondCast {
   collab: CollabServer;
@@ -68,13 +69,7 @@ export async function collabToken(client: TestClient, pageId: string): Promise<s
   return response.body.token as string;
 }
 
-export function paragraphText(ydoc: Y.Doc): string {
-  return ydoc
-    .getXmlFragment('default')
-    .toArray()
-    .map((node) => (node instanceof Y.XmlElement ? node.toArray().map((child) => (child instanceof Y.XmlText ? child.toString() : '')).join('') : ''))
-    .join('\n');
-}
+export { paragraphText };
 
 /** A provider as the editor island would open it; resolves once authenticated and synced. */
 export async function openEditor(cast: CollabCast, client: TestClient, pageId: string, options: { url?: string } = {}): Promise<TestEditor> {

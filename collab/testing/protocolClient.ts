@@ -9,10 +9,11 @@ import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
+import { readUpdateMessage as readSyncUpdate, updateMessage } from '../updateCoalescer.ts';
 
 /** Hocuspocus message types (MessageType) and the sub-types used here. */
-export const SYNC = 0;
-export const AWARENESS = 1;
+const SYNC = 0;
+const AWARENESS = 1;
 const AUTH = 2;
 const CLOSE = 7;
 const SYNC_STATUS = 8;
@@ -20,22 +21,15 @@ const PING = 9;
 const PONG = 10;
 const SYNC_STEP_1 = 0;
 const SYNC_STEP_2 = 1;
-export const SYNC_UPDATE = 2;
 const AUTH_TOKEN = 0;
 const AUTH_DENIED = 1;
 const AUTH_OK = 2;
 
-/** The bytes a provider sends for one document update. */
-export function updateMessage(documentName: string, update: Uint8Array): Uint8Array {
-  return syncMessage(documentName, SYNC_UPDATE, update);
-}
+export { updateMessage };
 
-/** Reads an update message (as `updateMessage` writes it); null for anything else. */
+/** The update an update message carries; null for anything else. */
 export function readUpdateMessage(data: Uint8Array): Uint8Array | null {
-  const decoder = decoding.createDecoder(data);
-  decoding.readVarString(decoder);
-  if (decoding.readVarUint(decoder) !== SYNC || decoding.readVarUint(decoder) !== SYNC_UPDATE) return null;
-  return decoding.readVarUint8Array(decoder);
+  return readSyncUpdate(data)?.update ?? null;
 }
 
 function syncMessage(documentName: string, step: number, payload: Uint8Array): Uint8Array {

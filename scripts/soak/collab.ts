@@ -28,7 +28,9 @@ import { freePort } from '../../api/testing/freePort.ts';
 import { spawnCollabProcess, type CollabProcess } from '../../collab/testing/collabProcess.ts';
 import { openCollabDatabase, seedCollabPond } from '../bench/collabDatabase.ts';
 import { seededRandom } from '../seededRandom.ts';
-import { connect, documentText, fullySynced, runSession, waitFor, type SoakSession } from './collabSessions.ts';
+import { paragraphText } from '../../collab/testing/paragraphText.ts';
+import { waitUntil } from '../bench/collabClients.ts';
+import { connect, fullySynced, runSession, type SoakSession } from './collabSessions.ts';
 
 const SESSIONS = Number(process.env.SOAK_SESSIONS ?? 200);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 12);
@@ -105,7 +107,7 @@ try {
       const { state } = await loadDocumentState(pool, pageId);
       const ydoc = new Y.Doc();
       Y.applyUpdate(ydoc, state);
-      pages.set(pageId, { text: documentText(ydoc), clocks: Y.decodeStateVector(Y.encodeStateVectorFromUpdate(state)) });
+      pages.set(pageId, { text: paragraphText(ydoc), clocks: Y.decodeStateVector(Y.encodeStateVectorFromUpdate(state)) });
       ydoc.destroy();
     }
     return pages;
@@ -183,7 +185,7 @@ try {
   await checkDurability('after the last session');
   for (const session of sessions) connect(session, url, tokenFor(session));
   const reconnectProblems: string[] = [];
-  await waitFor(() => sessions.every((session) => fullySynced(session.provider!)), PATIENCE_MS, 'final reconnect').catch((error) => reconnectProblems.push((error as Error).message));
+  await waitUntil(() => sessions.every((session) => fullySynced(session.provider!)), PATIENCE_MS, 'final reconnect').catch((error) => reconnectProblems.push((error as Error).message));
   const svOf = (ydoc: Y.Doc) => Y.decodeStateVector(Y.encodeStateVector(ydoc));
   const sameClocks = (a: Map<number, number>, b: Map<number, number>) => a.size === b.size && [...a].every(([client, clock]) => b.get(client) === clock);
   // Acknowledged means stored; the broadcasts between clients of a page may take a moment longer.

@@ -7,6 +7,7 @@
  */
 import { HocuspocusProvider } from '@hocuspocus/provider';
 import * as Y from 'yjs';
+import { waitUntil } from '../bench/collabClients.ts';
 
 export interface SoakSession {
   index: number;
@@ -28,24 +29,9 @@ export interface SoakSession {
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz ';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await sleep(10);
-  }
-}
 
 export const fullySynced = (provider: HocuspocusProvider) => provider.synced && provider.unsyncedChanges === 0;
 
-/** All paragraphs' text, one per line (what the page's log holds, as text). */
-export function documentText(ydoc: Y.Doc): string {
-  return ydoc
-    .getXmlFragment('default')
-    .toArray()
-    .map((node) => (node instanceof Y.XmlElement ? node.toArray().map((child) => (child instanceof Y.XmlText ? child.toString() : '')).join('') : ''))
-    .join('\n');
-}
 
 /** The first paragraph's text, made when the page has none (as an editor's first keystroke would). */
 function typingTarget(ydoc: Y.Doc): Y.XmlText {
@@ -107,7 +93,7 @@ export async function runSession(session: SoakSession, script: SessionScript): P
     }
   };
   try {
-    await waitFor(() => provider.synced, script.patienceMs, `session ${session.index}: first sync`);
+    await waitUntil(() => provider.synced, script.patienceMs, `session ${session.index}: first sync`);
     const target = typingTarget(session.ydoc);
     target.insert(typingPosition(target, random), session.marker);
     const bursts = 1 + Math.floor(random() * 3);
@@ -122,7 +108,7 @@ export async function runSession(session: SoakSession, script: SessionScript): P
         session.wentOffline = true;
         provider.disconnect();
         // connect() does nothing while the socket still counts as open: wait for the close.
-        await waitFor(() => !provider.synced, script.patienceMs, `session ${session.index}: disconnect`);
+        await waitUntil(() => !provider.synced, script.patienceMs, `session ${session.index}: disconnect`);
         type(3 + Math.floor(random() * 8));
         await sleep(100 + Math.floor(random() * 900));
         void provider.connect();
@@ -132,7 +118,7 @@ export async function runSession(session: SoakSession, script: SessionScript): P
     if (random() < 0.2) {
       session.leftAbruptly = true;
     } else {
-      await waitFor(() => fullySynced(provider), script.patienceMs, `session ${session.index}: final acks`);
+      await waitUntil(() => fullySynced(provider), script.patienceMs, `session ${session.index}: final acks`);
     }
   } catch (error) {
     session.problem = (error as Error).message;
