@@ -13,6 +13,7 @@ import { Label, Page, PageLabel } from '../models/index.ts';
 import { SubjectAccess, labelGovernsAccess, type AccessSubject, type PondAccessData } from '../policies/grantResolution.ts';
 import { announceAccessChange, loadPondAccess } from '../policies/pondAccessCache.ts';
 import { presentLabel, presentLabelTree, type LabelView, type PageLabelsView } from '../presenters/labelPresenter.ts';
+import { reindexPages, reindexPagesLabelled } from '../search/pageSearchIndex.ts';
 
 export const MAX_LABEL_DEPTH = 6;
 export const MAX_LABELS_PER_PAGE = 50;
@@ -179,8 +180,11 @@ export async function updateLabel(context: LabelActorContext, target: Label, inp
     }
     const name = input.name ?? label.name;
     if (input.name !== undefined || moving) await assertNameFree(label.pondId, newParentId, name, label.id, transaction);
+    const renamed = name !== label.name;
     label.set({ name, color: input.color ?? label.color, parentId: newParentId });
     await writingLabel(() => label.save({ transaction }), name, newParentId);
+    // The pages carrying the label are found by its name (search weight B).
+    if (renamed) await reindexPagesLabelled(label.id, transaction);
     await announceAccessChange(label.pondId, transaction);
     return presentLabel(label, newParentId === null ? 1 : labelDepth(data.labelParents, newParentId) + 1);
   });
@@ -202,7 +206,10 @@ export async function deleteLabel(context: LabelActorContext, target: Label): Pr
     if (subtree.some((id) => labelGovernsAccess(data, id))) assertMayChangeGoverningLabel(data, context.subject, label.id);
     const subtreeIds = new Set(subtree);
     const deletedGrantCount = data.grants.filter((grant) => grant.scopeType === 'label' && subtreeIds.has(grant.scopeLabelId!)).length;
+    const labelledPageIds = [...data.pageLabels].filter(([, ids]) => ids.some((id) => subtreeIds.has(id))).map(([pageId]) => pageId);
     await Label.destroy({ where: { id: label.id }, transaction });
+    // Their label names leave the search vectors with the assignments.
+    await reindexPages(labelledPageIds, transaction);
     await announceAccessChange(label.pondId, transaction);
     if (deletedGrantCount > 0) {
       await recordAudit(
@@ -238,7 +245,10 @@ export async function setPageLabels(context: LabelActorContext, page: Page, labe
     if (governing) assertMayChangeGoverningLabel(data, context.subject, governing);
     if (removed.length > 0) await PageLabel.destroy({ where: { pageId, labelId: removed }, transaction });
     if (added.length > 0) await PageLabel.bulkCreate(added.map((labelId) => ({ pageId, labelId, pondId })), { transaction });
-    if (added.length > 0 || removed.length > 0) await announceAccessChange(pondId, transaction);
+    if (added.length > 0 || removed.length > 0) {
+      await reindexPages([pageId], transaction);
+      await announceAccessChange(pondId, transaction);
+    }
     const labels = await Label.findAll({ where: { pondId }, transaction });
     return { pageId, labelIds: [...wanted].sort(), labels: presentLabelTree(labels, wanted) };
   });

@@ -27,7 +27,7 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { documentToHtml, documentToMarkdown, extract, type DocumentJson } from '../../content-pipeline/index.ts';
 import { isUuid } from '../policies/accessPolicy.ts';
-import { pageSearchVectorSql } from '../search/pageSearchIndex.ts';
+import { pageSearchVectorsAssignment, registerLexemesSql } from '../search/pageSearchIndex.ts';
 import { transactionClient, type Queryable } from './documentLog.ts';
 
 /** Carries `{pageId, pondId, authorIds, addedUserIds}` (JSON), delivered at commit. */
@@ -135,11 +135,13 @@ const EXTRACTION_SQL = `
     ON CONFLICT (page_id, user_id) DO NOTHING
     RETURNING user_id
   ),
-  page AS (
-    UPDATE pages p SET
-      search_vector = CASE WHEN p.trashed_at IS NULL AND (SELECT po.trashed_at FROM ponds po WHERE po.id = p.pond_id) IS NULL
-                           THEN ${pageSearchVectorSql('p', '$2::text')} END
-      WHERE p.id = $1
+  indexed AS (
+    UPDATE pages p SET ${pageSearchVectorsAssignment('p', '$2::text')}
+      WHERE p.id = $1 AND p.trashed_at IS NULL AND (SELECT po.trashed_at FROM ponds po WHERE po.id = p.pond_id) IS NULL
+      RETURNING p.search_vector AS vector
+  ),
+  lexicon AS (
+    ${registerLexemesSql('indexed')}
   )
   SELECT ARRAY(SELECT user_id::text FROM added_mentions) AS added`;
 

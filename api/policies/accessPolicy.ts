@@ -138,5 +138,20 @@ export async function listMemberPonds(sequelize: Sequelize, subject: AccessSubje
   return ponds.map((pond) => ({ pond, access: accessById.get(pond.id)! }));
 }
 
+/**
+ * The live ponds where some grant reaches the subject and lets them see part of the pond: the
+ * ponds they belong to (a grant names them or all signed-in users) and ponds with a public
+ * grant. What search covers when no pond is named.
+ */
+export async function listReachablePonds(sequelize: Sequelize, subject: AccessSubject): Promise<SubjectAccess[]> {
+  const subjects = [`g.subject_type = 'public'`, ...(subject.signedIn ? [`g.subject_type = 'signed-in'`] : []), ...(subject.userId ? ['g.subject_user_id = :userId'] : [])];
+  const rows = await sequelize.query<{ id: string }>(
+    `SELECT DISTINCT g.pond_id AS id FROM grants g JOIN ponds p ON p.id = g.pond_id WHERE p.trashed_at IS NULL AND (${subjects.join(' OR ')})`,
+    { replacements: { userId: subject.userId }, type: QueryTypes.SELECT },
+  );
+  const data = await loadPondAccessMany(sequelize, rows.map((row) => row.id));
+  return [...data.values()].map((pond) => new SubjectAccess(pond, subject)).filter(pondVisible);
+}
+
 export { effectivePondRole, pondVisible, SubjectAccess };
 export type { AccessSubject, Capability, PageState };

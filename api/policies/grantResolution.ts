@@ -63,6 +63,18 @@ export interface Verdict {
   grant: GrantRule | null;
 }
 
+/** See `SubjectAccess.liveReadRules`. */
+export interface LiveReadRules {
+  /** 'all': every page is readable (Site Admin, pond admin); 'none': nothing is (trashed pond). */
+  bypass: 'all' | 'none' | null;
+  pondAllows: boolean;
+  allowPageIds: string[];
+  denyPageIds: string[];
+  /** Labels whose chain (the label and its ancestors) allows, resp. denies, reading. */
+  allowLabelIds: string[];
+  denyLabelIds: string[];
+}
+
 export interface PageState {
   id: string;
   trashedAt: Date | null;
@@ -195,6 +207,30 @@ export class SubjectAccess {
       if (deny || allow) return verdictFor('label', { deny, allow });
     }
     return this.pondVerdicts.get(needed)!;
+  }
+
+  /**
+   * The read rule for every live page of the pond, as lists a query can apply to all pages
+   * at once (api/policies/readablePagesSql.ts) with the precedence of `page()`: the bypass,
+   * then the page-scope decisions, then the label-scope ones (any deny among the page's labels
+   * wins over their allows), then the pond level.
+   */
+  liveReadRules(): LiveReadRules {
+    const bypass = this.bypassVerdict ? (this.bypassVerdict.allowed ? 'all' : 'none') : null;
+    const rules: LiveReadRules = { bypass, pondAllows: this.pondVerdicts.get('read')!.allowed, allowPageIds: [], denyPageIds: [], allowLabelIds: [], denyLabelIds: [] };
+    if (bypass) return rules;
+    for (const [pageId, grants] of this.pageGrants) {
+      const decision = decide(grants, 'read');
+      if (decision.deny) rules.denyPageIds.push(pageId);
+      else if (decision.allow) rules.allowPageIds.push(pageId);
+    }
+    if (this.labelGrants.size === 0) return rules;
+    for (const labelId of this.data.labelParents.keys()) {
+      const decision = this.chainDecision(labelId, 'read');
+      if (decision.deny) rules.denyLabelIds.push(labelId);
+      else if (decision.allow) rules.allowLabelIds.push(labelId);
+    }
+    return rules;
   }
 
   /** The label-level verdict of a page carrying just this label, or null when the chain is silent. */

@@ -15,6 +15,7 @@ import { pageRoutes } from './pageRoutes.ts';
 import { pageTreeRoutes } from './pageTreeRoutes.ts';
 import { collabRoutes } from './collabRoutes.ts';
 import { pondRoutes } from './pondRoutes.ts';
+import { searchRoutes } from './searchRoutes.ts';
 import { setupRoutes } from './setupRoutes.ts';
 import { userRoutes } from './userRoutes.ts';
 import { versionRoutes } from './versionRoutes.ts';
@@ -36,6 +37,7 @@ export const internalApiRoutes: AnyRoute[] = [
   ...collabRoutes,
   ...favoriteRoutes,
   ...linkRoutes,
+  ...searchRoutes,
   ...adminSettingsRoutes,
   ...adminUserRoutes,
 ];

@@ -1,15 +1,21 @@
 /**
- * Page search vectors: the one definition of what a page's vector holds, and the hooks that
- * keep vectors in step with the trash. A trashed page or a page of a trashed pond has no
- * vector; restoring rebuilds the vectors of the pages that are live.
+ * Page search vectors: the one definition of what a page's vectors hold, and the hooks that
+ * keep them in step with the trash. A trashed page or a page of a trashed pond has no vectors;
+ * restoring rebuilds the vectors of the pages that are live.
  *
- * The vector weighs the title most (A), then the names of the page's labels (B), then the
- * body's plain text from the last save (C). Every part goes through lower() and dt_unaccent()
- * before the `simple` configuration, so a search folds case and diacritics ('Baume' finds
- * 'Bäume') by folding its query the same way. The save path (api/documents/derivedData.ts)
- * builds the vector with the same expression, handing the fresh plain text in directly.
+ * Two vectors per page, both through the `dt_search` configuration (migration 0005: `simple`,
+ * no stemming, behind the `unaccent` dictionary, so case and diacritics fold: 'Baume' finds
+ * 'Bäume', 'Strasse' finds 'Straße'):
+ * - `search_head`: the title (weight A) and the names of the page's labels (B). Small, kept in
+ *   the row: title and label hits are found and ranked without reading the body.
+ * - `search_vector`: the head plus the body's plain text from the last save (C).
+ * Every lexeme written also goes to `search_lexemes`, where the substring fallback finds words
+ * by their parts. The save path (api/documents/derivedData.ts) uses the same expressions,
+ * handing the fresh plain text in directly.
  */
 import type { Sequelize, Transaction } from 'sequelize';
+
+export const SEARCH_CONFIG = 'dt_search';
 
 /**
  * A tsvector must stay under 1 MB, or building it fails. Each distinct lexeme costs its bytes
@@ -19,25 +25,50 @@ import type { Sequelize, Transaction } from 'sequelize';
  */
 export const SEARCH_BODY_MAX_CHARS = 100_000;
 
-function foldedVector(text: string, weight: 'A' | 'B' | 'C'): string {
-  return `setweight(to_tsvector('simple', dt_unaccent(lower(${text}))), '${weight}')`;
+/** Longer tokens (URLs, hashes, base64) are not worth finding by a part of them. */
+const LEXICON_MAX_LEXEME_CHARS = 64;
+
+function weighted(text: string, weight: 'A' | 'B' | 'C'): string {
+  return `setweight(to_tsvector('${SEARCH_CONFIG}', ${text}), '${weight}')`;
+}
+
+/** The head vector of the `pages` row aliased `page`: title and label names. */
+function headSql(page: string): string {
+  const labelNames = `(SELECT string_agg(l.name, ' ') FROM page_labels pl JOIN labels l ON l.id = pl.label_id WHERE pl.page_id = ${page}.id)`;
+  return `${weighted(`translate(coalesce(${page}.title, ''), E'\\uE000\\uE001', '')`, 'A')} || ${weighted(`coalesce(${labelNames}, '')`, 'B')}`;
 }
 
 /**
- * The search vector of the `pages` row aliased `page`, as an SQL expression, with `body`
- * (an SQL expression yielding text or null) as the body text.
+ * `(search_head, search_vector) = …` for an UPDATE of the `pages` row aliased `page`, with
+ * `body` (an SQL expression yielding text or null) as the body text.
  */
-export function pageSearchVectorSql(page: string, body: string): string {
-  const labelNames = `(SELECT string_agg(l.name, ' ') FROM page_labels pl JOIN labels l ON l.id = pl.label_id WHERE pl.page_id = ${page}.id)`;
-  return [
-    foldedVector(`coalesce(${page}.title, '')`, 'A'),
-    foldedVector(`coalesce(${labelNames}, '')`, 'B'),
-    foldedVector(`left(coalesce(${body}, ''), ${SEARCH_BODY_MAX_CHARS})`, 'C'),
-  ].join(' || ');
+export function pageSearchVectorsAssignment(page: string, body: string): string {
+  // Search's highlight sentinels (U+E000, U+E001) are not text: they would split a word.
+  const text = `translate(left(coalesce(${body}, ''), ${SEARCH_BODY_MAX_CHARS}), E'\\uE000\\uE001', '')`;
+  return `(search_head, search_vector) = (SELECT head, head || ${weighted(text, 'C')} FROM (SELECT ${headSql(page)} AS head) AS h)`;
 }
 
-/** The vector from what is stored: the plain text of the page's last save. */
-const STORED_VECTOR_SQL = pageSearchVectorSql('p', `(SELECT c.plain_text FROM page_contents c WHERE c.page_id = p.id)`);
+/**
+ * An INSERT adding the lexemes of the vectors in column `vector` of `source` (a CTE) to the
+ * lexicon. In lexeme order, so two saves adding the same new words never deadlock.
+ */
+export function registerLexemesSql(source: string): string {
+  return `INSERT INTO search_lexemes (lexeme)
+    SELECT DISTINCT lexeme FROM ${source}, unnest(tsvector_to_array(${source}.vector)) AS lexeme
+     WHERE length(lexeme) <= ${LEXICON_MAX_LEXEME_CHARS} ORDER BY lexeme
+    ON CONFLICT DO NOTHING`;
+}
+
+/** Rebuilds the vectors of the live pages `where` selects (on `pages p`) from what is stored. */
+function reindexSql(where: string): string {
+  return `WITH indexed AS (
+      UPDATE pages p SET ${pageSearchVectorsAssignment('p', '(SELECT c.plain_text FROM page_contents c WHERE c.page_id = p.id)')}
+       WHERE ${where} AND p.trashed_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM ponds po WHERE po.id = p.pond_id AND po.trashed_at IS NOT NULL)
+      RETURNING p.search_vector AS vector
+    )
+    ${registerLexemesSql('indexed')}`;
+}
 
 function sequelizeOf(transaction: Transaction): Sequelize {
   return (transaction as unknown as { sequelize: Sequelize }).sequelize;
@@ -45,28 +76,27 @@ function sequelizeOf(transaction: Transaction): Sequelize {
 
 /** Trashing a pond: no page of it may be found any more. */
 export async function clearPondSearchVectors(pondId: string, transaction: Transaction): Promise<void> {
-  await sequelizeOf(transaction).query(`UPDATE pages SET search_vector = NULL WHERE pond_id = :pondId`, { replacements: { pondId }, transaction });
+  await sequelizeOf(transaction).query(`UPDATE pages SET search_head = NULL, search_vector = NULL WHERE pond_id = :pondId`, { replacements: { pondId }, transaction });
 }
 
 /** Restoring a pond: only the pages that were live (not in the page trash) are indexed again. */
 export async function reindexLivePondPages(pondId: string, transaction: Transaction): Promise<void> {
-  await sequelizeOf(transaction).query(`UPDATE pages p SET search_vector = ${STORED_VECTOR_SQL} WHERE p.pond_id = :pondId AND p.trashed_at IS NULL`, {
-    replacements: { pondId },
-    transaction,
-  });
+  await sequelizeOf(transaction).query(reindexSql('p.pond_id = :pondId'), { replacements: { pondId }, transaction });
 }
 
 /** Trashing pages (promote: the page; subtree: all of it): a trashed page cannot be found. */
 export async function clearPageSearchVectors(pageIds: readonly string[], transaction: Transaction): Promise<void> {
   if (pageIds.length === 0) return;
-  await sequelizeOf(transaction).query(`UPDATE pages SET search_vector = NULL WHERE id IN (:pageIds)`, { replacements: { pageIds: [...pageIds] }, transaction });
+  await sequelizeOf(transaction).query(`UPDATE pages SET search_head = NULL, search_vector = NULL WHERE id IN (:pageIds)`, { replacements: { pageIds: [...pageIds] }, transaction });
 }
 
-/** After a page is created, restored, its title or its labels change (live pages only). */
+/** After a page is created, restored, or its title or its labels change (live pages only). */
 export async function reindexPages(pageIds: readonly string[], transaction: Transaction): Promise<void> {
   if (pageIds.length === 0) return;
-  await sequelizeOf(transaction).query(`UPDATE pages p SET search_vector = ${STORED_VECTOR_SQL} WHERE p.id IN (:pageIds) AND p.trashed_at IS NULL`, {
-    replacements: { pageIds: [...pageIds] },
-    transaction,
-  });
+  await sequelizeOf(transaction).query(reindexSql('p.id IN (:pageIds)'), { replacements: { pageIds: [...pageIds] }, transaction });
+}
+
+/** After a label is renamed: every live page carrying it gets the new name in its head. */
+export async function reindexPagesLabelled(labelId: string, transaction: Transaction): Promise<void> {
+  await sequelizeOf(transaction).query(reindexSql('p.id IN (SELECT pl.page_id FROM page_labels pl WHERE pl.label_id = :labelId)'), { replacements: { labelId }, transaction });
 }

@@ -6,6 +6,7 @@ import * as foundation from './0001-foundation.ts';
 import * as access from './0002-access.ts';
 import * as tree from './0003-tree.ts';
 import * as collab from './0004-collab.ts';
+import * as search from './0005-search.ts';
 
 export interface Migration {
   name: string;
@@ -18,4 +19,5 @@ export const migrations: Migration[] = [
   { name: '0002-access', ...access },
   { name: '0003-tree', ...tree },
   { name: '0004-collab', ...collab },
+  { name: '0005-search', ...search },
 ];

@@ -1,0 +1,69 @@
+/**
+ * Search (issue 7): the text search configuration, the indexes, and the lexicon the substring
+ * fallback looks words up in.
+ *
+ * - `dt_search`: the `simple` configuration (no stemming, so neither German nor English words
+ *   are cut to a wrong stem) with the `unaccent` dictionary in front, so 'Bäume', 'BAUME' and
+ *   'baume' are one lexeme and 'Straße' is 'strasse'. Because the folding happens in the
+ *   dictionary, `ts_headline` with this configuration highlights the original words.
+ * - `pages.search_head`: title (weight A) and label names (B) alone, small and kept in the row,
+ *   so title hits are found and ranked without reading the body's vector.
+ * - `pages.search_vector`: title, labels and body (C). Kept out of the row (`toast_tuple_target`)
+ *   so scanning the rows a common word matches does not read every vector.
+ * - `search_lexemes`: every lexeme some vector holds (and, until pruned, held). A partial word
+ *   ('wiss') is looked up here through a trigram index (3+ characters) or as a prefix (1–2),
+ *   and the words found are searched in the vectors' index: nothing scans page text.
+ *
+ * The definition of the vectors changes, so they are rebuilt here from the stored plain text:
+ * derived data, not a data migration.
+ */
+import type { Sequelize } from 'sequelize';
+
+export async function up({ sequelize }: { sequelize: Sequelize }): Promise<void> {
+  await sequelize.query(`
+    CREATE TEXT SEARCH CONFIGURATION dt_search (COPY = pg_catalog.simple);
+    ALTER TEXT SEARCH CONFIGURATION dt_search
+      ALTER MAPPING FOR asciiword, asciihword, hword_asciipart, word, hword, hword_part, numword, numhword, hword_numpart
+      WITH public.unaccent, pg_catalog.simple;
+
+    ALTER TABLE pages ADD COLUMN search_head tsvector;
+    ALTER TABLE pages SET (toast_tuple_target = 256);
+
+    CREATE TABLE search_lexemes (
+      lexeme text COLLATE "C" PRIMARY KEY
+    );
+    CREATE INDEX search_lexemes_trgm_idx ON search_lexemes USING gin (lexeme gin_trgm_ops);
+
+    -- The read policy in SQL looks up the pages of the labels a rule names: from the index alone.
+    DROP INDEX page_labels_label_idx;
+    CREATE INDEX page_labels_label_page_idx ON page_labels (label_id, page_id);
+  `);
+  await sequelize.query(`
+    UPDATE pages p SET
+      search_head = setweight(to_tsvector('dt_search', translate(p.title, E'\\uE000\\uE001', '')), 'A')
+        || setweight(to_tsvector('dt_search', coalesce((SELECT string_agg(l.name, ' ') FROM page_labels pl JOIN labels l ON l.id = pl.label_id WHERE pl.page_id = p.id), '')), 'B'),
+      search_vector = NULL
+     WHERE p.trashed_at IS NULL AND EXISTS (SELECT 1 FROM ponds po WHERE po.id = p.pond_id AND po.trashed_at IS NULL);
+    UPDATE pages p SET search_vector = p.search_head
+      || setweight(to_tsvector('dt_search', translate(left(coalesce((SELECT c.plain_text FROM page_contents c WHERE c.page_id = p.id), ''), 100000), E'\\uE000\\uE001', '')), 'C')
+     WHERE p.search_head IS NOT NULL;
+    INSERT INTO search_lexemes (lexeme)
+      SELECT DISTINCT l FROM pages p, unnest(tsvector_to_array(p.search_vector)) AS l
+       WHERE p.search_vector IS NOT NULL AND length(l) <= 64
+      ON CONFLICT DO NOTHING;
+    CREATE INDEX pages_search_vector_idx ON pages USING gin (search_vector);
+    CREATE INDEX pages_search_head_idx ON pages USING gin (search_head);
+  `);
+}
+
+export async function down({ sequelize }: { sequelize: Sequelize }): Promise<void> {
+  await sequelize.query(`
+    DROP INDEX pages_search_vector_idx, pages_search_head_idx;
+    DROP TABLE search_lexemes;
+    DROP INDEX page_labels_label_page_idx;
+    CREATE INDEX page_labels_label_idx ON page_labels (label_id);
+    ALTER TABLE pages RESET (toast_tuple_target);
+    ALTER TABLE pages DROP COLUMN search_head;
+    DROP TEXT SEARCH CONFIGURATION dt_search;
+  `);
+}
