@@ -18,7 +18,7 @@ import { startTestInstance, type TestInstance } from '../testing/testInstance.ts
 import { subjectAccessTo } from './accessPolicy.ts';
 import { ANONYMOUS, type AccessSubject, type SubjectAccess, type Verdict } from './grantResolution.ts';
 import { invalidateAllPondAccess } from './pondAccessCache.ts';
-import { readableLivePagesSql, SqlParameters } from './readablePagesSql.ts';
+import { readableLivePagesSql, readablePagesLists, SqlParameters } from './readablePagesSql.ts';
 
 const SEEDS = [11, 23, 37, 59] as const;
 /** World index → index of the pond put in the trash (0 is the pond admin subject's own pond). */
@@ -103,7 +103,8 @@ async function seedWorld(seed: number, worldIndex: number, people: People): Prom
 
 async function readableIds(sequelize: Sequelize, accesses: readonly SubjectAccess[]): Promise<{ ids: Set<string>; predicate: string; values: unknown[] }> {
   const parameters = new SqlParameters();
-  const predicate = readableLivePagesSql('p', accesses, parameters);
+  const lists = readablePagesLists(accesses);
+  const predicate = readableLivePagesSql('p', lists, parameters);
   const rows = await sequelize.query<{ id: string }>(`SELECT p.id FROM pages p WHERE p.trashed_at IS NULL AND ${predicate}`, {
     bind: parameters.values,
     type: QueryTypes.SELECT,
@@ -231,7 +232,8 @@ describe('readableLivePagesSql agrees with SubjectAccess.page', () => {
       const trashed = world.pages.filter((page) => page.trashed);
       assert.ok(trashed.length > 0, `seed ${world.seed} has trashed pages`);
       const parameters = new SqlParameters();
-      const predicate = readableLivePagesSql('p', await accessesFor(siteAdmin, world.pondIds), parameters);
+      const lists = readablePagesLists(await accessesFor(siteAdmin, world.pondIds));
+      const predicate = readableLivePagesSql('p', lists, parameters);
       const bare = await sequelize.query<{ id: string }>(`SELECT p.id FROM pages p WHERE ${predicate}`, { bind: parameters.values, type: QueryTypes.SELECT });
       const bareIds = new Set(bare.map((row) => row.id));
       for (const page of trashed) assert.equal(bareIds.has(page.id), true, `seed ${world.seed}: the predicate alone does not look at ${page.title}'s trash state`);

@@ -6,73 +6,94 @@
  *
  *   bypass → page-scope allow / deny → any denying label → any allowing label → pond level.
  *
- * Ids travel as array parameters, which Postgres looks up by hash (constant arrays of a
- * one-shot plan), so the predicate costs the same per row for 10 or 10,000 exceptions.
- * `readablePagesSql.test.ts` checks it against `SubjectAccess.page` on generated ponds.
+ * A label rule is tested on the row itself (`pages.label_ids`, kept by a trigger), so the
+ * predicate needs no join and its parameters stay small: ids of ponds, labels, and pages with
+ * page-scope grants. Arrays are looked up by hash (constant arrays of a one-shot plan).
+ * `readablePagesSql.test.ts` checks the predicate against `SubjectAccess.page` on generated
+ * ponds.
  */
 import type { SubjectAccess } from './grantResolution.ts';
 
-/** Positional parameters of one statement: `add` returns the placeholder of a new one. */
+/**
+ * Positional parameters of one statement: `add` returns the placeholder of a new one. The
+ * same array object added twice is sent once (a predicate used in several parts of a statement).
+ */
 export class SqlParameters {
   readonly values: unknown[] = [];
+  private readonly placeholders = new Map<unknown, string>();
 
   add(value: unknown, cast?: string): string {
+    const shared = typeof value === 'object' && value !== null;
+    const known = shared ? this.placeholders.get(value) : undefined;
+    if (known) return known;
     this.values.push(value);
-    return `$${this.values.length}${cast ? `::${cast}` : ''}`;
+    const placeholder = `$${this.values.length}${cast ? `::${cast}` : ''}`;
+    if (shared) this.placeholders.set(value, placeholder);
+    return placeholder;
   }
+}
+
+/** The rules of several ponds merged (ids are unique across ponds). */
+export interface ReadablePagesLists {
+  ponds: string[];
+  bypassPonds: string[];
+  readPonds: string[];
+  allowPages: string[];
+  denyPages: string[];
+  /** Ponds with label rules, and the labels whose chain allows or denies reading. */
+  labelRulePonds: string[];
+  allowLabels: string[];
+  denyLabels: string[];
+}
+
+export function readablePagesLists(accesses: readonly SubjectAccess[]): ReadablePagesLists {
+  const lists: ReadablePagesLists = { ponds: [], bypassPonds: [], readPonds: [], allowPages: [], denyPages: [], labelRulePonds: [], allowLabels: [], denyLabels: [] };
+  for (const access of accesses) {
+    const rules = access.liveReadRules();
+    if (rules.bypass === 'none') continue;
+    const pondId = access.data.pondId;
+    lists.ponds.push(pondId);
+    if (rules.bypass === 'all') {
+      lists.bypassPonds.push(pondId);
+      continue;
+    }
+    if (rules.pondAllows) lists.readPonds.push(pondId);
+    lists.allowPages.push(...rules.allowPageIds);
+    lists.denyPages.push(...rules.denyPageIds);
+    if (rules.allowLabelIds.length > 0 || rules.denyLabelIds.length > 0) {
+      lists.labelRulePonds.push(pondId);
+      lists.allowLabels.push(...rules.allowLabelIds);
+      lists.denyLabels.push(...rules.denyLabelIds);
+    }
+  }
+  return lists;
 }
 
 /**
  * The predicate "the subject may read this live page" over the `pages` row aliased `page`,
- * for pages of the ponds in `accesses` (pages of other ponds never pass). Trashed pages and
- * trashed ponds are the caller's to exclude (search does through the vectors being null).
+ * for pages of the listed ponds (pages of other ponds never pass). Trashed pages and trashed
+ * ponds are the caller's to exclude (search does through the vectors being null).
  */
-export function readableLivePagesSql(page: string, accesses: readonly SubjectAccess[], parameters: SqlParameters): string {
-  const allPonds: string[] = [];
-  const readPonds: string[] = [];
-  const allowPages: string[] = [];
-  const denyPages: string[] = [];
-  const allowLabels: string[] = [];
-  const denyLabels: string[] = [];
-  const labelRulePonds: string[] = [];
-  const considered: string[] = [];
-  for (const access of accesses) {
-    const rules = access.liveReadRules();
-    const pondId = access.data.pondId;
-    if (rules.bypass === 'none') continue;
-    considered.push(pondId);
-    if (rules.bypass === 'all') {
-      allPonds.push(pondId);
-      continue;
-    }
-    if (rules.pondAllows) readPonds.push(pondId);
-    allowPages.push(...rules.allowPageIds);
-    denyPages.push(...rules.denyPageIds);
-    if (rules.allowLabelIds.length > 0 || rules.denyLabelIds.length > 0) {
-      labelRulePonds.push(pondId);
-      allowLabels.push(...rules.allowLabelIds);
-      denyLabels.push(...rules.denyLabelIds);
-    }
-  }
-  if (considered.length === 0) return 'false';
+export function readableLivePagesSql(page: string, lists: ReadablePagesLists, parameters: SqlParameters): string {
+  if (lists.ponds.length === 0) return 'false';
   const inList = (column: string, ids: string[]) => `${column} = ANY (${parameters.add(ids, 'uuid[]')})`;
-  const pondLevel = readPonds.length > 0 ? inList(`${page}.pond_id`, readPonds) : 'false';
-  const labelled = (ids: string[]) => `EXISTS (SELECT 1 FROM page_labels pl WHERE pl.page_id = ${page}.id AND ${inList('pl.label_id', ids)})`;
+  const pondLevel = lists.readPonds.length > 0 ? inList(`${page}.pond_id`, lists.readPonds) : 'false';
   let fallThrough = pondLevel;
-  if (labelRulePonds.length > 0) {
+  if (lists.labelRulePonds.length > 0) {
     const steps = [
-      denyLabels.length > 0 ? `WHEN ${labelled(denyLabels)} THEN false` : '',
-      allowLabels.length > 0 ? `WHEN ${labelled(allowLabels)} THEN true` : '',
+      lists.denyLabels.length > 0 ? `WHEN ${page}.label_ids && ${parameters.add(lists.denyLabels, 'uuid[]')} THEN false` : '',
+      lists.allowLabels.length > 0 ? `WHEN ${page}.label_ids && ${parameters.add(lists.allowLabels, 'uuid[]')} THEN true` : '',
     ].join(' ');
-    fallThrough = `(CASE WHEN ${inList(`${page}.pond_id`, labelRulePonds)} THEN (CASE ${steps} ELSE ${pondLevel} END) ELSE ${pondLevel} END)`;
+    fallThrough = `(CASE WHEN ${inList(`${page}.pond_id`, lists.labelRulePonds)} THEN (CASE ${steps} ELSE ${pondLevel} END) ELSE ${pondLevel} END)`;
   }
   const alternatives: string[] = [];
-  if (allPonds.length > 0) alternatives.push(inList(`${page}.pond_id`, allPonds));
-  if (allowPages.length > 0) alternatives.push(inList(`${page}.id`, allowPages));
-  alternatives.push(denyPages.length > 0 ? `(NOT ${inList(`${page}.id`, denyPages)} AND ${fallThrough})` : fallThrough);
-  // One opaque clause (coalesce): the planner neither combines the pond index with the caller's
-  // index scan (a BitmapAnd reading every page of the ponds to narrow a set the predicate narrows
-  // anyway) nor multiplies guesses for each part into a tiny row estimate that makes it scan
-  // every match of a common word instead of stopping at the first ones.
-  return `coalesce(${inList(`${page}.pond_id`, considered)} AND (${alternatives.join(' OR ')}), false)`;
+  if (lists.bypassPonds.length > 0) alternatives.push(inList(`${page}.pond_id`, lists.bypassPonds));
+  if (lists.allowPages.length > 0) alternatives.push(inList(`${page}.id`, lists.allowPages));
+  alternatives.push(lists.denyPages.length > 0 ? `(NOT ${inList(`${page}.id`, lists.denyPages)} AND ${fallThrough})` : fallThrough);
+  // The pond list stays a plain clause: the planner may combine the pond index with the caller's
+  // index scan when the pond filter narrows a large match set. The rest is one opaque clause
+  // (coalesce) with a moderate selectivity guess, instead of a product of guesses for each part
+  // whose tiny row estimate would make the planner scan every match of a common word rather
+  // than stop at the first ones.
+  return `coalesce(${inList(`${page}.pond_id`, lists.ponds)} AND (${alternatives.join(' OR ')}), false)`;
 }

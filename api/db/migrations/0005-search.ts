@@ -10,6 +10,7 @@
  *   so title hits are found and ranked without reading the body's vector.
  * - `pages.search_vector`: title, labels and body (C). Kept out of the row (`toast_tuple_target`)
  *   so scanning the rows a common word matches does not read every vector.
+ * - `pages.label_ids`: the page's label ids, kept in step with `page_labels` by a trigger.
  * - `search_lexemes`: every lexeme some vector holds (and, until pruned, held). A partial word
  *   ('wiss') is looked up here through a trigram index (3+ characters) or as a prefix (1–2),
  *   and the words found are searched in the vectors' index: nothing scans page text.
@@ -34,9 +35,22 @@ export async function up({ sequelize }: { sequelize: Sequelize }): Promise<void>
     );
     CREATE INDEX search_lexemes_trgm_idx ON search_lexemes USING gin (lexeme gin_trgm_ops);
 
-    -- The read policy in SQL looks up the pages of the labels a rule names: from the index alone.
-    DROP INDEX page_labels_label_idx;
-    CREATE INDEX page_labels_label_page_idx ON page_labels (label_id, page_id);
+    -- The ids of a page's labels on its row, kept by a trigger on page_labels (so also through
+    -- cascades): the read policy in SQL tests a label rule on the row it already has
+    -- (api/policies/readablePagesSql.ts) instead of joining the assignments.
+    ALTER TABLE pages ADD COLUMN label_ids uuid[] NOT NULL DEFAULT '{}';
+    UPDATE pages p SET label_ids = ARRAY(SELECT pl.label_id FROM page_labels pl WHERE pl.page_id = p.id ORDER BY pl.label_id)
+     WHERE EXISTS (SELECT 1 FROM page_labels pl WHERE pl.page_id = p.id);
+    CREATE FUNCTION dt_sync_page_label_ids() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      UPDATE pages p SET label_ids = ARRAY(SELECT pl.label_id FROM page_labels pl WHERE pl.page_id = p.id ORDER BY pl.label_id)
+       WHERE p.id IN (SELECT page_id FROM changed);
+      RETURN NULL;
+    END $$;
+    CREATE TRIGGER page_labels_added AFTER INSERT ON page_labels
+      REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION dt_sync_page_label_ids();
+    CREATE TRIGGER page_labels_removed AFTER DELETE ON page_labels
+      REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION dt_sync_page_label_ids();
   `);
   await sequelize.query(`
     UPDATE pages p SET
@@ -52,16 +66,21 @@ export async function up({ sequelize }: { sequelize: Sequelize }): Promise<void>
        WHERE p.search_vector IS NOT NULL AND length(l) <= 64
       ON CONFLICT DO NOTHING;
     CREATE INDEX pages_search_vector_idx ON pages USING gin (search_vector);
+    -- Pond ids alone (deduplicated, small): a search may combine it with a vector index scan
+    -- (BitmapAnd) when the caller's ponds narrow a common word's matches.
+    CREATE INDEX pages_pond_idx ON pages (pond_id);
     CREATE INDEX pages_search_head_idx ON pages USING gin (search_head);
   `);
 }
 
 export async function down({ sequelize }: { sequelize: Sequelize }): Promise<void> {
   await sequelize.query(`
-    DROP INDEX pages_search_vector_idx, pages_search_head_idx;
+    DROP INDEX pages_search_vector_idx, pages_search_head_idx, pages_pond_idx;
     DROP TABLE search_lexemes;
-    DROP INDEX page_labels_label_page_idx;
-    CREATE INDEX page_labels_label_idx ON page_labels (label_id);
+    DROP TRIGGER page_labels_added ON page_labels;
+    DROP TRIGGER page_labels_removed ON page_labels;
+    DROP FUNCTION dt_sync_page_label_ids();
+    ALTER TABLE pages DROP COLUMN label_ids;
     ALTER TABLE pages RESET (toast_tuple_target);
     ALTER TABLE pages DROP COLUMN search_head;
     DROP TEXT SEARCH CONFIGURATION dt_search;
