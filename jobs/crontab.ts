@@ -11,7 +11,7 @@
  *   waits for a retry replaces it instead of queueing a second copy.
  * - `max=5`: a failing run retries a few times; the next slot tries again anyway.
  */
-import { LOG_COMPACTION, TRASH_PURGE, VERSION_THINNING } from './taskList.ts';
+import { LOG_COMPACTION, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING } from './taskList.ts';
 
 export const CRONTAB = [
   // Hourly: a page whose retention passed is gone within the hour.
@@ -20,4 +20,5 @@ export const CRONTAB = [
   `20 * * * * ${LOG_COMPACTION} ?fill=1h&jobKey=${LOG_COMPACTION}&max=5`,
   // Daily at night (UTC); a worker that was down catches up within the day.
   `40 3 * * * ${VERSION_THINNING} ?fill=1d&jobKey=${VERSION_THINNING}&max=5`,
+  `10 4 * * * ${SEARCH_LEXICON_REFRESH} ?fill=1d&jobKey=${SEARCH_LEXICON_REFRESH}&max=5`,
 ].join('\n');

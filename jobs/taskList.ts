@@ -7,9 +7,10 @@ import type { Sequelize } from 'sequelize';
 import { purgeExpiredTrash } from '../api/commands/pageTrashCommands.ts';
 import type { Logger } from '../api/logger.ts';
 import { LOG_COMPACTION, logCompactionTask } from './tasks/logCompactionTask.ts';
+import { SEARCH_LEXICON_REFRESH, searchLexiconTask } from './tasks/searchLexiconTask.ts';
 import { VERSION_THINNING, versionThinningTask } from './tasks/versionThinningTask.ts';
 
-export { LOG_COMPACTION, VERSION_THINNING };
+export { LOG_COMPACTION, SEARCH_LEXICON_REFRESH, VERSION_THINNING };
 
 export interface TaskDependencies {
   /** Bound to the models (`initModels`): commands read settings through them. */
@@ -33,5 +34,7 @@ export function createTaskList(dependencies: TaskDependencies): TaskList {
     [VERSION_THINNING]: versionThinningTask(dependencies.sequelize),
     /** Merges the update log of idle pages with more than 500 rows into one row; hourly. */
     [LOG_COMPACTION]: logCompactionTask(),
+    /** Makes the substring fallback's lexicon the lexemes of the live vectors again; daily. */
+    [SEARCH_LEXICON_REFRESH]: searchLexiconTask(dependencies.sequelize),
   };
 }

@@ -24,7 +24,7 @@ import { seedPage, seedSharedPond } from '../api/testing/accessFixtures.ts';
 import { freePort } from '../api/testing/freePort.ts';
 import { createTestDatabase } from '../api/testing/testDatabase.ts';
 import { CRONTAB } from './crontab.ts';
-import { createTaskList, LOG_COMPACTION, TRASH_PURGE, VERSION_THINNING } from './taskList.ts';
+import { createTaskList, LOG_COMPACTION, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING } from './taskList.ts';
 import { graphileLoggerFor, startWorker, type RunningWorker } from './worker.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -84,7 +84,7 @@ describe('worker', () => {
     return new Set(rows.map((row) => row.id));
   }
 
-  test('the crontab parses, names only tasks the worker has, runs the purge and the compaction hourly and the thinning daily', () => {
+  test('the crontab parses, names only tasks the worker has, runs the purge and the compaction hourly, the thinning and the lexicon refresh daily', () => {
     const items = parseCrontab(CRONTAB);
     const tasks = Object.keys(createTaskList({ sequelize, dataDir, logger }));
     assert.ok(items.length > 0);
@@ -103,6 +103,10 @@ describe('worker', () => {
     assert.ok(thinning, 'the version thinning is scheduled');
     const thinningSlots = Array.from({ length: 24 * 60 }, (_, minute) => ({ min: minute % 60, hour: Math.floor(minute / 60), date: 9, month: 5, dow: 2 })).filter((slot) => thinning.match(slot));
     assert.equal(thinningSlots.length, 1, 'once a day');
+    const lexicon = items.find((item) => item.task === SEARCH_LEXICON_REFRESH);
+    assert.ok(lexicon, 'the search lexicon refresh is scheduled');
+    const lexiconSlots = Array.from({ length: 24 * 60 }, (_, minute) => ({ min: minute % 60, hour: Math.floor(minute / 60), date: 9, month: 5, dow: 2 })).filter((slot) => lexicon.match(slot));
+    assert.equal(lexiconSlots.length, 1, 'once a day');
     for (const line of CRONTAB.split('\n')) {
       const task = line.split(' ')[5];
       assert.match(line, new RegExp(`[?&]jobKey=${task}(&|$)`), `${task} keeps one pending job`);
@@ -114,7 +118,7 @@ describe('worker', () => {
       const rows = await sequelize.query<{ identifier: string }>('SELECT identifier FROM graphile_worker._private_known_crontabs', { type: QueryTypes.SELECT });
       return rows.length > 0 ? rows.map((row) => row.identifier) : undefined;
     }, 'the crontab to be registered');
-    assert.deepEqual(identifiers.sort(), [LOG_COMPACTION, TRASH_PURGE, VERSION_THINNING].sort());
+    assert.deepEqual(identifiers.sort(), [LOG_COMPACTION, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING].sort());
   });
 
   test('a purge job removes pages trashed longer than the retention and keeps the rest', async () => {

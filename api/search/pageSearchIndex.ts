@@ -26,7 +26,7 @@ export const SEARCH_CONFIG = 'dt_search';
 export const SEARCH_BODY_MAX_CHARS = 100_000;
 
 /** Longer tokens (URLs, hashes, base64) are not worth finding by a part of them. */
-const LEXICON_MAX_LEXEME_CHARS = 64;
+export const LEXICON_MAX_LEXEME_CHARS = 64;
 
 function weighted(text: string, weight: 'A' | 'B' | 'C'): string {
   return `setweight(to_tsvector('${SEARCH_CONFIG}', ${text}), '${weight}')`;

@@ -66,16 +66,13 @@ export async function up({ sequelize }: { sequelize: Sequelize }): Promise<void>
        WHERE p.search_vector IS NOT NULL AND length(l) <= 64
       ON CONFLICT DO NOTHING;
     CREATE INDEX pages_search_vector_idx ON pages USING gin (search_vector);
-    -- Pond ids alone (deduplicated, small): a search may combine it with a vector index scan
-    -- (BitmapAnd) when the caller's ponds narrow a common word's matches.
-    CREATE INDEX pages_pond_idx ON pages (pond_id);
     CREATE INDEX pages_search_head_idx ON pages USING gin (search_head);
   `);
 }
 
 export async function down({ sequelize }: { sequelize: Sequelize }): Promise<void> {
   await sequelize.query(`
-    DROP INDEX pages_search_vector_idx, pages_search_head_idx, pages_pond_idx;
+    DROP INDEX pages_search_vector_idx, pages_search_head_idx;
     DROP TABLE search_lexemes;
     DROP TRIGGER page_labels_added ON page_labels;
     DROP TRIGGER page_labels_removed ON page_labels;
