@@ -7,6 +7,7 @@ import { createSequelize } from './db/database.ts';
 import { migrateToLatest } from './db/migrator.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { Mailer } from './mail/mailer.ts';
+import { postgresSearchEngine } from './search/postgresSearch.ts';
 import { initModels } from './models/index.ts';
 import type { AppServices } from './services.ts';
 
@@ -16,5 +17,5 @@ export async function bootstrapServices(config: AppConfig, databaseUrl: string, 
   const applied = await migrateToLatest(databaseUrl, sequelize);
   if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   const mailer = new Mailer({ fallback: config.smtpFallback, logger });
-  return { config, sequelize, logger, mailer };
+  return { config, sequelize, logger, mailer, search: postgresSearchEngine(sequelize) };
 }

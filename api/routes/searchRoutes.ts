@@ -7,7 +7,6 @@
 import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import { accessSubjectOf } from '../policies/accessPolicy.ts';
-import { searchPages } from '../search/postgresSearch.ts';
 import { searchCursorField } from '../search/searchCursor.ts';
 import { MAX_QUERY_CHARS } from '../search/searchQuery.ts';
 
@@ -36,7 +35,7 @@ export const searchRoutes: AnyRoute[] = [
     access: { kind: 'session' },
     query: searchQuery,
     handler: async ({ actor, query, services }) => ({
-      body: await searchPages(services.sequelize, {
+      body: await services.search.search({
         subject: accessSubjectOf(actor),
         query: query.q,
         pondId: query.pondId?.toLowerCase() ?? null,
