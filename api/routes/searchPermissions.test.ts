@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { seedGrant, seedSharedPond } from '../testing/accessFixtures.ts';
 import { assertError, assertFieldError, createLabel, fieldPaths, MISSING_UUID, putLabels, usePondCast } from '../testing/pondTestSetup.ts';
+import { searchPath, type SearchParams } from '../testing/searchRequests.ts';
 import type { TestClient } from '../testing/testClient.ts';
 
 interface Hit {
@@ -28,21 +29,15 @@ describe('GET /search permissions', () => {
     return response.body as { id: string; title: string; slug: string };
   }
 
-  type Params = Record<string, string | number | string[]>;
-  function searchPath(params: Params): string {
-    const query = new URLSearchParams();
-    for (const [key, value] of Object.entries(params)) for (const one of Array.isArray(value) ? value : [value]) query.append(key, String(one));
-    return `/search?${query}`;
-  }
 
-  async function search(client: TestClient, params: Params): Promise<Answer> {
+  async function search(client: TestClient, params: SearchParams): Promise<Answer> {
     const response = await client.get(searchPath(params));
     assert.equal(response.status, 200, response.text);
     return response.body;
   }
 
   /** The ids of the hits, in order. */
-  async function ids(client: TestClient, params: Params): Promise<string[]> {
+  async function ids(client: TestClient, params: SearchParams): Promise<string[]> {
     return (await search(client, params)).items.map((hit) => hit.id);
   }
 
@@ -52,7 +47,7 @@ describe('GET /search permissions', () => {
   }
 
   /** Every hit of a cursor walk with `limit`, and the number of requests it took. */
-  async function walk(client: TestClient, params: Params, limit: number) {
+  async function walk(client: TestClient, params: SearchParams, limit: number) {
     const hits: Hit[] = [];
     let cursor: string | null = null;
     let requests = 0;
@@ -262,7 +257,7 @@ describe('GET /search permissions', () => {
       const hiddenLabel = await createLabel(cast.owner.client, hidden.id, 'Verborgen');
       const visibleLabel = await createLabel(cast.editor.client, visible.id, 'Offen');
       const outsider = cast.outsider.client;
-      const get = (params: Params, client: TestClient = outsider) => client.get(searchPath({ q: 'suchwort', ...params }));
+      const get = (params: SearchParams, client: TestClient = outsider) => client.get(searchPath({ q: 'suchwort', ...params }));
       assertError(await get({ pondId: visible.id }), 404, 'not_found');
       assertError(await get({ pondId: MISSING_UUID }, cast.reader.client), 404, 'not_found');
       assertError(await get({ labels: visibleLabel.id }), 404, 'not_found');

@@ -8,19 +8,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HIT_END, HIT_START } from '../search/searchEngine.ts';
+import { HIT_END, HIT_START, type SearchHit } from '../search/searchEngine.ts';
 import { assertError, assertFieldError, createLabel, MISSING_UUID, putLabels, usePondCast } from '../testing/pondTestSetup.ts';
+import { searchPath, type SearchParams } from '../testing/searchRequests.ts';
 import type { TestClient } from '../testing/testClient.ts';
 
-interface Hit {
-  id: string;
-  title: string;
-  slug: string;
-  pond: { id: string; slug: string; name: string };
-  labels: { id: string; name: string; color: string }[];
-  snippet: string;
-  match: 'fulltext' | 'substring';
-}
+type Hit = SearchHit;
 
 /** `[text]` for every highlighted part, so expectations read plainly. */
 function marked(text: string): string {
@@ -36,21 +29,15 @@ describe('GET /search', () => {
     return response.body as { id: string; title: string; slug: string };
   }
 
-  type Params = Record<string, string | number | string[]>;
-  function searchPath(params: Params): string {
-    const query = new URLSearchParams();
-    for (const [key, value] of Object.entries(params)) for (const one of Array.isArray(value) ? value : [value]) query.append(key, String(one));
-    return `/search?${query}`;
-  }
 
-  async function search(params: Params, client: TestClient = cast.reader.client): Promise<{ items: Hit[]; nextCursor: string | null }> {
+  async function search(params: SearchParams, client: TestClient = cast.reader.client): Promise<{ items: Hit[]; nextCursor: string | null }> {
     const response = await client.get(searchPath(params));
     assert.equal(response.status, 200, response.text);
     return response.body;
   }
 
   /** The ids of the hits, in order. */
-  async function ids(params: Params, client?: TestClient): Promise<string[]> {
+  async function ids(params: SearchParams, client?: TestClient): Promise<string[]> {
     return (await search(params, client)).items.map((hit) => hit.id);
   }
 
@@ -179,7 +166,7 @@ describe('GET /search', () => {
       const { pond } = await syntaxPond();
       assert.ok((await ids({ q: 'mispel' })).length > 0, 'the caller can find pages at all');
       for (const q of ['', '!!!', '""', '"', '-', 'or', '&', '|', '(', ':*', "'", '\\', '   ', HIT_START + HIT_END, '\u0000']) {
-        for (const params of [{ q }, { q, pondId: pond.id }] as Params[]) assert.deepEqual(await search(params), { items: [], nextCursor: null }, JSON.stringify(q));
+        for (const params of [{ q }, { q, pondId: pond.id }] as SearchParams[]) assert.deepEqual(await search(params), { items: [], nextCursor: null }, JSON.stringify(q));
       }
       assert.deepEqual(await search({}), { items: [], nextCursor: null }, 'no q at all');
     });
