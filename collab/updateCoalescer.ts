@@ -77,14 +77,19 @@ export function readUpdateMessage(message: Uint8Array): { address: string; updat
   }
 }
 
-/** A sync update message for `address` (the bytes a provider sends for one update). */
-export function updateMessage(address: string, update: Uint8Array): Uint8Array {
+/** A sync message of `step` (step 1, step 2 or update) for `address`, carrying `payload`. */
+export function syncMessage(address: string, step: number, payload: Uint8Array): Uint8Array {
   const encoder = encoding.createEncoder();
   encoding.writeVarString(encoder, address);
   encoding.writeVarUint(encoder, SYNC);
-  encoding.writeVarUint(encoder, SYNC_UPDATE);
-  encoding.writeVarUint8Array(encoder, update);
+  encoding.writeVarUint(encoder, step);
+  encoding.writeVarUint8Array(encoder, payload);
   return encoding.toUint8Array(encoder);
+}
+
+/** A sync update message for `address` (the bytes a provider sends for one update). */
+export function updateMessage(address: string, update: Uint8Array): Uint8Array {
+  return syncMessage(address, SYNC_UPDATE, update);
 }
 
 /**

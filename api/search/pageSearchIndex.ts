@@ -28,6 +28,14 @@ export const SEARCH_BODY_MAX_CHARS = 100_000;
 /** Longer tokens (URLs, hashes, base64) are not worth finding by a part of them. */
 export const LEXICON_MAX_LEXEME_CHARS = 64;
 
+/**
+ * `text` (an SQL expression) without search's highlight sentinels (U+E000, U+E001): they are
+ * not text, would split a word in a vector and would fake a highlight in a snippet.
+ */
+export function withoutSentinelsSql(text: string): string {
+  return `translate(${text}, E'\\uE000\\uE001', '')`;
+}
+
 function weighted(text: string, weight: 'A' | 'B' | 'C'): string {
   return `setweight(to_tsvector('${SEARCH_CONFIG}', ${text}), '${weight}')`;
 }
@@ -35,7 +43,7 @@ function weighted(text: string, weight: 'A' | 'B' | 'C'): string {
 /** The head vector of the `pages` row aliased `page`: title and label names. */
 function headSql(page: string): string {
   const labelNames = `(SELECT string_agg(l.name, ' ') FROM page_labels pl JOIN labels l ON l.id = pl.label_id WHERE pl.page_id = ${page}.id)`;
-  return `${weighted(`translate(coalesce(${page}.title, ''), E'\\uE000\\uE001', '')`, 'A')} || ${weighted(`coalesce(${labelNames}, '')`, 'B')}`;
+  return `${weighted(withoutSentinelsSql(`coalesce(${page}.title, '')`), 'A')} || ${weighted(`coalesce(${labelNames}, '')`, 'B')}`;
 }
 
 /**
@@ -43,8 +51,7 @@ function headSql(page: string): string {
  * `body` (an SQL expression yielding text or null) as the body text.
  */
 export function pageSearchVectorsAssignment(page: string, body: string): string {
-  // Search's highlight sentinels (U+E000, U+E001) are not text: they would split a word.
-  const text = `translate(left(coalesce(${body}, ''), ${SEARCH_BODY_MAX_CHARS}), E'\\uE000\\uE001', '')`;
+  const text = withoutSentinelsSql(`left(coalesce(${body}, ''), ${SEARCH_BODY_MAX_CHARS})`);
   return `(search_head, search_vector) = (SELECT head, head || ${weighted(text, 'C')} FROM (SELECT ${headSql(page)} AS head) AS h)`;
 }
 

@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import type { ClientBase } from 'pg';
 import type { Sequelize, Transaction } from 'sequelize';
 import { transactionClient } from '../documents/documentLog.ts';
-import { decodeSearchCursor, encodeSearchCursor, type SearchCursor } from './searchCursor.ts';
+import { decodeSearchCursor, encodeSearchCursor } from './searchCursor.ts';
 import type { SearchEngine, SearchHit, SearchRequest, SearchResult } from './searchEngine.ts';
 import { parseSearchQuery, type ParsedSearchQuery } from './searchQuery.ts';
 import { resolveSearchScope, unrestrictedScope, type SearchScope } from './searchScope.ts';
@@ -34,10 +34,6 @@ interface Candidate {
 /** The result order: tier, then rank (best first), then page id. */
 function byRank(a: Candidate, b: Candidate): number {
   return a.tier - b.tier || b.rank - a.rank || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
-
-function after(candidate: Candidate, cursor: SearchCursor | null): boolean {
-  return cursor === null || byRank(candidate, cursor) > 0;
 }
 
 /** Where the statements of one search run. */
@@ -126,7 +122,7 @@ export async function searchPages(sequelize: Sequelize, request: SearchRequest, 
   return inSearchSession(sequelize, async (session) => {
     const fallback = await lookUpFallback(session, parsed);
     const rows = await rowsOf<Candidate>(session, candidatesStatement(scope, parsed, fallback, cursor, request.limit + 1));
-    const candidates = rows.sort(byRank).filter((candidate) => after(candidate, cursor));
+    const candidates = rows.sort(byRank);
     const page = candidates.slice(0, request.limit);
     if (page.length === 0) return { items: [], nextCursor: null };
     const fallbackIds = page.filter((candidate) => candidate.tier === 2).map((candidate) => candidate.id);

@@ -5,6 +5,7 @@
  * fallback needs: the words the results must contain (outside phrases and exclusions) and
  * the excluded ones.
  */
+import { HIT_END, HIT_START } from './searchEngine.ts';
 
 export const MAX_QUERY_CHARS = 500;
 /** More words than this do not make a better fallback, only a slower one. */
@@ -23,7 +24,7 @@ export interface ParsedSearchQuery {
 
 const WORD = /[\p{L}\p{N}]+/gu;
 // Control characters and our own highlight sentinels carry no meaning in a query.
-const IGNORED = /[\p{Cc}\uE000\uE001]/gu;
+const IGNORED = new RegExp(`[\\p{Cc}${HIT_START}${HIT_END}]`, 'gu');
 
 export function parseSearchQuery(raw: string): ParsedSearchQuery {
   const text = raw.replace(IGNORED, ' ').trim();

@@ -10,7 +10,7 @@
  * No statement computes `to_tsvector`: matching and ranking use the stored vectors.
  */
 import { SqlParameters } from '../policies/readablePagesSql.ts';
-import { SEARCH_BODY_MAX_CHARS, SEARCH_CONFIG } from './pageSearchIndex.ts';
+import { SEARCH_BODY_MAX_CHARS, SEARCH_CONFIG, withoutSentinelsSql } from './pageSearchIndex.ts';
 import type { SearchCursor } from './searchCursor.ts';
 import { HIT_END, HIT_START } from './searchEngine.ts';
 import type { ParsedSearchQuery } from './searchQuery.ts';
@@ -101,7 +101,8 @@ function bodySql(parameters: SqlParameters, parsed: ParsedSearchQuery, query: st
 }
 
 /**
- * The candidates of one page of results (columns id, tier, rank).
+ * The candidates after `cursor` (columns id, tier, rank), unordered: the caller sorts them
+ * by tier, rank (best first) and id, the order the cursor was taken in.
  *
  * Full text: tier 0 is the first HEAD_CANDIDATES title or label matches the index yields,
  * tier 1 the first BODY_CANDIDATES other matches; each ranked over the full vector, only the
@@ -119,6 +120,7 @@ function bodySql(parameters: SqlParameters, parsed: ParsedSearchQuery, query: st
 export function candidatesStatement(scope: SearchScope, parsed: ParsedSearchQuery, fallback: Fallback | null, cursor: SearchCursor | null, wanted: number): Statement {
   const parameters = new SqlParameters();
   const query = fullTextTsquery(parameters, parsed);
+  const afterCursor = afterCursorSql(parameters, cursor);
   const readable = scope.sql('p', parameters);
   const bodyExcludes = parsed.excludedTerms.length > 0 ? `AND p.search_vector @@ ${query}` : '';
   let partial = '';
@@ -131,7 +133,7 @@ export function candidatesStatement(scope: SearchScope, parsed: ParsedSearchQuer
     partial = `,
     gate AS (
       SELECT (SELECT count(*) FROM head) <= ${HEAD_CANDIDATES} AND (SELECT count(*) FROM body) <= ${BODY_CANDIDATES}
-         AND (SELECT count(*) FROM full_text WHERE ${afterCursorSql(parameters, cursor)}) < ${wanted} AS open
+         AND (SELECT count(*) FROM full_text WHERE ${afterCursor}) < ${wanted} AS open
     ),
     partial AS (
       SELECT p.id, 2 AS tier, ts_rank(p.search_head, ${tsquery}) AS rank
@@ -147,11 +149,10 @@ export function candidatesStatement(scope: SearchScope, parsed: ParsedSearchQuer
     ),
     body AS (${bodySql(parameters, parsed, query, readable)}),
     full_text AS (SELECT * FROM head UNION ALL SELECT * FROM body)${partial}
-    SELECT id, tier, rank FROM full_text${fallback ? ' UNION ALL SELECT id, tier, rank FROM partial' : ''}`;
+    SELECT id, tier, rank FROM (SELECT * FROM full_text${fallback ? ' UNION ALL SELECT * FROM partial' : ''}) AS candidates WHERE ${afterCursor}`;
   return { sql, bind: parameters.values };
 }
 
-const SENTINELS_SQL = `E'\\uE000\\uE001'`;
 const MARKS = `StartSel=${HIT_START}, StopSel=${HIT_END}`;
 
 /**
@@ -167,8 +168,8 @@ export function presentationStatement(parsed: ParsedSearchQuery, fallback: Fallb
   const terms = parameters.add([...parsed.partialTerms, ...parsed.phraseWords], 'text[]');
   const sql = `
     SELECT p.id, p.slug, po.id AS pond_id, po.slug AS pond_slug, po.name AS pond_name,
-           ts_headline('${SEARCH_CONFIG}', translate(p.title, ${SENTINELS_SQL}, ''), q.query, 'HighlightAll=true, ${MARKS}') AS title,
-           ts_headline('${SEARCH_CONFIG}', translate(substr(b.body, greatest(1, h.first_hit - ${SNIPPET_LEAD_CHARS}), ${SNIPPET_WINDOW_CHARS}), ${SENTINELS_SQL}, ''),
+           ts_headline('${SEARCH_CONFIG}', ${withoutSentinelsSql('p.title')}, q.query, 'HighlightAll=true, ${MARKS}') AS title,
+           ts_headline('${SEARCH_CONFIG}', ${withoutSentinelsSql(`substr(b.body, greatest(1, h.first_hit - ${SNIPPET_LEAD_CHARS}), ${SNIPPET_WINDOW_CHARS})`)},
                        q.query, 'MaxWords=32, MinWords=12, ShortWord=2, ${MARKS}') AS snippet,
            coalesce((SELECT json_agg(json_build_object('id', l.id, 'name', l.name, 'color', l.color) ORDER BY lower(l.name), l.id)
                        FROM page_labels pl JOIN labels l ON l.id = pl.label_id WHERE pl.page_id = p.id), '[]') AS labels

@@ -9,7 +9,7 @@ import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
-import { readUpdateMessage as readSyncUpdate, updateMessage } from '../updateCoalescer.ts';
+import { readUpdateMessage as readSyncUpdate, syncMessage, updateMessage } from '../updateCoalescer.ts';
 
 /** Hocuspocus message types (MessageType) and the sub-types used here. */
 const SYNC = 0;
@@ -30,15 +30,6 @@ export { updateMessage };
 /** The update an update message carries; null for anything else. */
 export function readUpdateMessage(data: Uint8Array): Uint8Array | null {
   return readSyncUpdate(data)?.update ?? null;
-}
-
-function syncMessage(documentName: string, step: number, payload: Uint8Array): Uint8Array {
-  const encoder = encoding.createEncoder();
-  encoding.writeVarString(encoder, documentName);
-  encoding.writeVarUint(encoder, SYNC);
-  encoding.writeVarUint(encoder, step);
-  encoding.writeVarUint8Array(encoder, payload);
-  return encoding.toUint8Array(encoder);
 }
 
 /** An awareness message with an empty awareness update (no client states). */
