@@ -3,6 +3,7 @@
  * site for everything else. Shared by the API process and the tests.
  */
 import express, { type Express } from 'express';
+import { sessionCookieAuthentication } from './auth/authenticateRequest.ts';
 import { ApiError } from './http/apiError.ts';
 import { createErrorHandler } from './http/errorHandler.ts';
 import { requestLogging } from './http/requestLogging.ts';
@@ -24,7 +25,7 @@ export async function createApp(services: AppServices, options: { site: boolean 
 
   const api = express.Router();
   api.use(express.json({ limit: JSON_BODY_LIMIT, strict: false }));
-  registerRoutes(api, internalApiRoutes, services);
+  registerRoutes(api, internalApiRoutes, services, { authenticate: sessionCookieAuthentication });
   app.use('/api/v1', api);
   app.use('/api', (_req, _res, next) => next(new ApiError('not_found')));
 

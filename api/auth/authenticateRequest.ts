@@ -1,6 +1,8 @@
 /**
- * Resolves the caller of a request from the `dt_session` cookie. The result is remembered
- * per request, so the error handler can localize with the user's locale.
+ * Who is calling. Each router chooses how its callers prove it (`registerRoutes(..., {
+ * authenticate })`): the internal API reads the `dt_session` cookie; token routers (public
+ * REST, MCP, feeds) plug in an `Authenticator` of their own next to it. The actor is
+ * remembered per request, so the error handler can localize with the user's locale.
  */
 import type { Request, Response } from 'express';
 import type { Session, User } from '../models/index.ts';
@@ -12,21 +14,40 @@ export interface Actor {
   session: Session;
 }
 
-const actors = new WeakMap<Request, Actor | null>();
+export interface Authenticator {
+  /**
+   * Whether the browser attaches the credential by itself (a cookie). Such routers run the
+   * CSRF origin check on writes; routers whose credential the client must send explicitly
+   * (an `Authorization` header) do not, and never read cookies.
+   */
+  readonly ambientCredentials: boolean;
+  /** The caller, or null for a request without a valid credential of this kind (anonymous). */
+  authenticate(req: Request, res: Response, services: AppServices): Promise<Actor | null>;
+}
 
-export async function authenticateRequest(req: Request, res: Response, services: AppServices): Promise<Actor | null> {
-  if (actors.has(req)) return actors.get(req) ?? null;
-  const token = readCookie(req.headers.cookie, SESSION_COOKIE);
-  let actor: Actor | null = null;
-  if (token) {
+/** The browser session: the `dt_session` cookie, refreshed while in use and cleared when invalid. */
+export const sessionCookieAuthentication: Authenticator = {
+  ambientCredentials: true,
+  async authenticate(req, res, services) {
+    const token = readCookie(req.headers.cookie, SESSION_COOKIE);
+    if (!token) return null;
     const validated = await validateSessionToken(token, { ttlDays: services.config.sessionTtlDays });
     const secure = isSecureRequest(req, services);
-    if (!validated) clearSessionCookie(res, secure);
-    else {
-      actor = { user: validated.user, session: validated.session };
-      if (validated.refreshed) setSessionCookie(res, token, validated.session.expiresAt, secure);
+    if (!validated) {
+      clearSessionCookie(res, secure);
+      return null;
     }
-  }
+    if (validated.refreshed) setSessionCookie(res, token, validated.session.expiresAt, secure);
+    return { user: validated.user, session: validated.session };
+  },
+};
+
+const actors = new WeakMap<Request, Actor | null>();
+
+/** Runs `authenticator` once per request; later calls answer the remembered actor. */
+export async function authenticateRequest(req: Request, res: Response, services: AppServices, authenticator: Authenticator): Promise<Actor | null> {
+  if (actors.has(req)) return actors.get(req) ?? null;
+  const actor = await authenticator.authenticate(req, res, services);
   actors.set(req, actor);
   return actor;
 }

@@ -10,6 +10,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import express from 'express';
 import { pino } from 'pino';
+import { sessionCookieAuthentication } from '../auth/authenticateRequest.ts';
 import { errorMessagesDe } from '../i18n/errorMessages.de.ts';
 import { errorMessagesEn } from '../i18n/errorMessages.en.ts';
 import { ADMIN, completeSetup, createVerifiedUser } from '../testing/fixtures.ts';
@@ -192,6 +193,7 @@ describe('unexpected errors', () => {
         defineRoute({ ...probe, method: 'get', path: '/limited', handler: async () => { throw new ApiError('rate_limited', undefined, { scope: 'test' }, { 'Retry-After': '42' }); } }),
       ],
       instance.services,
+      { authenticate: sessionCookieAuthentication },
     );
     app.use('/api/v1', router);
     app.use(createErrorHandler(logger));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import express from 'express';
+import { sessionCookieAuthentication } from '../auth/authenticateRequest.ts';
 import { internalApiRoutes } from '../routes/index.ts';
 import type { AppServices } from '../services.ts';
 import { ACCESS_RULE_KINDS, registerRoutes, type AnyRoute } from './routeTable.ts';
@@ -25,9 +26,9 @@ test('no two routes share a method and path', () => {
 
 test('registering a route without an access rule fails', () => {
   const withoutRule = { method: 'get', path: '/x', handler: async () => undefined } as unknown as AnyRoute;
-  assert.throws(() => registerRoutes(express.Router(), [withoutRule], {} as AppServices), /has no valid access rule/);
+  assert.throws(() => registerRoutes(express.Router(), [withoutRule], {} as AppServices, { authenticate: sessionCookieAuthentication }), /has no valid access rule/);
   const unknownRule = { ...withoutRule, access: { kind: 'whoever' } } as unknown as AnyRoute;
-  assert.throws(() => registerRoutes(express.Router(), [unknownRule], {} as AppServices), /has no valid access rule/);
+  assert.throws(() => registerRoutes(express.Router(), [unknownRule], {} as AppServices, { authenticate: sessionCookieAuthentication }), /has no valid access rule/);
 });
 
 test('only setup, session, health and legal routes are reachable while setup is pending', () => {

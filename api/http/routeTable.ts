@@ -1,12 +1,16 @@
 /**
  * The declarative route table: each route names its method, path, access rule and zod
  * schemas; `registerRoutes` turns the table into Express handlers that run
- * setup gate → authenticate → CSRF check → access rule → validation → handler.
- * A test walks every table and fails on a route without an access rule.
+ * setup gate → authenticate (as the router chose) → CSRF check (cookie routers) →
+ * access rule → validation → handler. A test walks every table and fails on a route
+ * without an access rule.
+ *
+ * The handler's context is typed by the route's access rule: `actor` is never null where
+ * the rule needs a signed-in caller, and `resource` holds exactly what the rule loaded.
  */
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
-import { authenticateRequest, type Actor } from '../auth/authenticateRequest.ts';
+import { authenticateRequest, type Actor, type Authenticator } from '../auth/authenticateRequest.ts';
 import type { Label, Page, Pond } from '../models/index.ts';
 import {
   accessSubjectOf,
@@ -45,12 +49,43 @@ export type AccessRule =
   | { kind: 'pond'; capability: PondCapability; param?: string; session?: boolean }
   /** `allowTrashed` for routes that work on trashed pages (restore, purge); `session` as for ponds. */
   | { kind: 'page'; capability: PageCapability; param?: string; allowTrashed?: boolean; session?: boolean }
-  /** Labels belong to their pond: the capability is checked at pond level. */
-  | { kind: 'label'; capability: PondCapability; param?: string };
+  /** Labels belong to their pond: the capability is checked at pond level; `session` as for ponds. */
+  | { kind: 'label'; capability: PondCapability; param?: string; session?: boolean };
 
 export const ACCESS_RULE_KINDS = ['public', 'session', 'siteAdmin', 'setupAdmin', 'pond', 'page', 'label'] as const satisfies AccessRule['kind'][];
 
-/** What a resource rule loaded and authorized, for the handler to use. */
+/**
+ * Rules under which the handler always has a signed-in caller. Writing and administering
+ * need a session (the policy module answers 401 to anonymous callers), as does a rule
+ * marked `session`. `ruleRequiresActor` says the same at run time and `registerRoutes`
+ * enforces it, so the type holds.
+ */
+type SignedInRule =
+  | { kind: 'session' | 'siteAdmin' | 'setupAdmin' }
+  | { kind: 'pond' | 'page' | 'label'; session: true }
+  | { kind: 'pond' | 'label'; capability: 'write' | 'admin' }
+  | { kind: 'page'; capability: 'write' };
+
+export function ruleRequiresActor(rule: AccessRule): boolean {
+  switch (rule.kind) {
+    case 'public':
+      return false;
+    case 'session':
+    case 'siteAdmin':
+    case 'setupAdmin':
+      return true;
+    case 'pond':
+    case 'label':
+      return rule.session === true || rule.capability === 'write' || rule.capability === 'admin';
+    case 'page':
+      return rule.session === true || rule.capability === 'write';
+  }
+}
+
+/** The caller a handler under rule `A` sees: never null where the rule needs a session. */
+export type ActorFor<A> = A extends SignedInRule ? Actor : Actor | null;
+
+/** What a resource rule loaded and authorized, when the rule is not known statically. */
 export interface AuthorizedResource {
   pond?: Pond;
   page?: Page;
@@ -58,32 +93,66 @@ export interface AuthorizedResource {
   access?: SubjectAccess;
 }
 
+/** Rules on no resource load nothing. */
+type NoResource = Record<never, never>;
+
+/** What a handler under rule `A` gets: the pond, page or label the rule authorized, with the caller's access to its pond. */
+export type ResourceFor<A> = AccessRule extends A
+  ? AuthorizedResource
+  : A extends { kind: 'pond' }
+    ? { pond: Pond; access: SubjectAccess }
+    : A extends { kind: 'page' }
+      ? { page: Page; access: SubjectAccess }
+      : A extends { kind: 'label' }
+        ? { label: Label; access: SubjectAccess }
+        : NoResource;
+
+/** The names of a path's `:parameters` (`/ponds/:id/members/:userId` → `id` | `userId`). */
+type PathParamNames<Path extends string> = Path extends `${string}:${infer Rest}`
+  ? Rest extends `${infer Name}/${infer Tail}`
+    ? Name | PathParamNames<`/${Tail}`>
+    : Rest
+  : never;
+
+/** The path parameters of a route without a `params` schema, as Express hands them over. */
+export type PathParams<Path extends string> = string extends Path ? Record<string, string> : { [Name in PathParamNames<Path>]: string };
+
+/** A route's params: the `params` schema's output, else the path's parameters as strings. */
+type ParamsOf<P, Path extends string> = unknown extends P ? PathParams<Path> : P;
+
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-export interface RouteContext<P, Q, B> {
+/**
+ * What a handler gets. `Caller` and `Resource` default to what any rule may give; a route's
+ * handler sees them narrowed by its rule (`ActorFor`, `ResourceFor`).
+ */
+export interface RouteContext<P, Q, B, Caller extends Actor | null = Actor | null, Resource = AuthorizedResource> {
   req: Request;
   res: Response;
   params: P;
   query: Q;
   body: B;
-  /** Null on public routes called anonymously. */
-  actor: Actor | null;
+  /** Null only on rules an anonymous caller may pass (see `ActorFor`). */
+  actor: Caller;
   /** The actor as the policy module sees it (anonymous when there is no actor). */
   subject: AccessSubject;
-  resource: AuthorizedResource;
+  resource: Resource;
   services: AppServices;
   locale: () => Promise<Locale>;
 }
+
+/** The context of a handler behind any rule that needs a signed-in caller (for helpers shared by such routes). */
+export type SignedInRouteContext<P = unknown, Q = unknown, B = unknown> = RouteContext<P, Q, B, Actor>;
 
 export interface RouteResult {
   status?: number;
   body?: unknown;
 }
 
-export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
+export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, A extends AccessRule = AccessRule, Path extends string = string> {
   method: HttpMethod;
-  path: string;
-  access: AccessRule;
+  path: Path;
+  access: A;
   /** Reachable while setup is pending (setup, session and health routes, legal pages). */
   setupExempt?: boolean;
   /** Health probes answer without touching sessions, so they work while the database is down. */
@@ -96,28 +165,42 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
-  handler: (context: RouteContext<P, Q, B>) => Promise<RouteResult | void>;
+  // A method, so a table of routes with different rules type-checks as one array.
+  handler(context: RouteContext<ParamsOf<P, Path>, Q, B, ActorFor<A>, ResourceFor<A>>): Promise<RouteResult | void>;
 }
 
-/** Identity function that lets TypeScript infer the schema types of one route. */
-export function defineRoute<P = Record<string, string>, Q = unknown, B = unknown>(route: RouteDefinition<P, Q, B>): RouteDefinition<P, Q, B> {
+/**
+ * Identity function that lets TypeScript infer one route's types: the schemas' outputs, the
+ * path's parameters and the access rule as a literal, which types `actor` and `resource`.
+ */
+export function defineRoute<P = unknown, Q = unknown, B = unknown, const A extends AccessRule = AccessRule, const Path extends string = string>(
+  route: RouteDefinition<P, Q, B, A, Path>,
+): RouteDefinition<P, Q, B, A, Path> {
   return route;
 }
 
 // Routes of different shapes share one table.
-export type AnyRoute = RouteDefinition<any, any, any>;
+export type AnyRoute = RouteDefinition<any, any, any, any, string>;
 
-export function registerRoutes(router: Router, routes: AnyRoute[], services: AppServices): void {
+export interface RouterOptions {
+  /** How this router's callers authenticate (e.g. `sessionCookieAuthentication`). */
+  authenticate: Authenticator;
+}
+
+export function registerRoutes(router: Router, routes: AnyRoute[], services: AppServices, options: RouterOptions): void {
+  const authenticator = options.authenticate;
   for (const route of routes) {
     if (!route.access || !(ACCESS_RULE_KINDS as readonly string[]).includes(route.access.kind)) {
       throw new Error(`Route ${route.method.toUpperCase()} ${route.path} has no valid access rule`);
     }
     router[route.method](route.path, async (req, res) => {
       if (!route.setupExempt) await assertSetupComplete();
-      const actor = route.skipAuthentication ? null : await authenticateRequest(req, res, services);
-      await assertSameOrigin(req, services, actor !== null);
+      const actor = route.skipAuthentication ? null : await authenticateRequest(req, res, services, authenticator);
+      if (authenticator.ambientCredentials) await assertSameOrigin(req, services, actor !== null);
       const subject = accessSubjectOf(actor);
       const resource = await enforceAccessRule(route.access, actor, subject, req.params as Record<string, string>, services);
+      // After the rule, so a caller who cannot see the target gets 404 first; this is what makes `ActorFor` hold.
+      if (!actor && ruleRequiresActor(route.access)) throw unauthenticated();
       await route.precondition?.();
       const locale = () => resolveRequestLocale(req);
       const params = await parseWithSchema(route.params, req.params, 'params', locale);
@@ -164,16 +247,10 @@ async function enforceAccessRule(
       if (!actor) throw unauthenticated();
       if (!(await isSetupAdmin(actor.user.id))) throw forbidden();
       return {};
-    case 'pond': {
-      const resource = await authorizePond(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability);
-      if (rule.session && !actor) throw unauthenticated();
-      return resource;
-    }
-    case 'page': {
-      const resource = await authorizePage(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability, { allowTrashed: rule.allowTrashed ?? false });
-      if (rule.session && !actor) throw unauthenticated();
-      return resource;
-    }
+    case 'pond':
+      return authorizePond(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability);
+    case 'page':
+      return authorizePage(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability, { allowTrashed: rule.allowTrashed ?? false });
     case 'label':
       return authorizeLabel(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability);
     default:
