@@ -9,17 +9,10 @@ import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { Grant, Label, Page, User, type GrantEffect, type PondRole } from '../models/index.ts';
-import type { Pond } from '../models/index.ts';
-import {
-  presentAccessRule,
-  presentGrant,
-  type AccessRuleNames,
-  type AccessRuleView,
-  type GrantScopeView,
-  type GrantSubjectView,
-} from '../presenters/grantPresenter.ts';
+import { presentGrant, type GrantScopeView, type GrantSubjectView } from '../presenters/grantPresenter.ts';
+import { grantedRoleOf, higherRole, isMembershipGrant, membershipGrantWhere } from '../policies/membership.ts';
 import { announceAccessChange } from '../policies/pondAccessCache.ts';
-import { assertMembershipChange, higherRole, loadMembers, lockPond, memberOf, type ChangeContext } from './membershipCommands.ts';
+import { assertMembershipChange, loadMembers, lockPond, memberOf, type ChangeContext } from './membershipCommands.ts';
 
 export interface GrantInput {
   subject: GrantSubjectView;
@@ -30,50 +23,6 @@ export interface GrantInput {
 
 export async function listGrants(pondId: string): Promise<Grant[]> {
   return Grant.findAll({ where: { pondId }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
-}
-
-/** The names a batch of grants refers to: at most three queries, whatever the batch size. */
-export async function loadAccessRuleNames(pond: Pond, grants: readonly Grant[]): Promise<AccessRuleNames> {
-  const userIds = new Set<string>();
-  const pageIds = new Set<string>();
-  let anyLabel = false;
-  for (const grant of grants) {
-    if (grant.subjectUserId) userIds.add(grant.subjectUserId);
-    if (grant.scopePageId) pageIds.add(grant.scopePageId);
-    if (grant.scopeLabelId) anyLabel = true;
-  }
-  const [users, labels, pages] = await Promise.all([
-    userIds.size > 0 ? User.findAll({ where: { id: [...userIds] }, attributes: ['id', 'username', 'displayName'] }) : [],
-    // A label's path needs its ancestors: the whole (small) label tree of the pond in one go.
-    anyLabel ? Label.findAll({ where: { pondId: pond.id }, attributes: ['id', 'parentId', 'name'] }) : [],
-    pageIds.size > 0 ? Page.findAll({ where: { id: [...pageIds], pondId: pond.id }, attributes: ['id', 'title'] }) : [],
-  ]);
-  return {
-    pondName: pond.name,
-    users: new Map(users.map((user) => [user.id, { displayName: user.displayName, username: user.username }])),
-    labelPaths: labelPaths(labels),
-    pageTitles: new Map(pages.map((page) => [page.id, page.title])),
-  };
-}
-
-function labelPaths(labels: readonly Label[]): Map<string, string> {
-  const byId = new Map(labels.map((label) => [label.id, label]));
-  const paths = new Map<string, string>();
-  for (const label of labels) {
-    const names: string[] = [];
-    const visited = new Set<string>();
-    for (let current: Label | undefined = label; current && !visited.has(current.id); current = current.parentId ? byId.get(current.parentId) : undefined) {
-      visited.add(current.id);
-      names.unshift(current.name);
-    }
-    paths.set(label.id, names.join(' / '));
-  }
-  return paths;
-}
-
-export async function describeGrants(pond: Pond, grants: readonly Grant[], locale: Locale): Promise<AccessRuleView[]> {
-  const names = await loadAccessRuleNames(pond, grants);
-  return grants.map((grant) => presentAccessRule(grant, names, locale));
 }
 
 const REFERENCE_MESSAGES: Record<Locale, Record<'subject.id' | 'scope.id', string>> = {
@@ -95,10 +44,6 @@ async function assertReferencesExist(pondId: string, input: GrantInput, locale: 
   const where = { id: scope.id, pondId };
   const found = scope.type === 'label' ? await Label.findOne({ where, attributes: ['id'] }) : await Page.findOne({ where, attributes: ['id'] });
   if (!found) throw unknownReference('scope.id', await locale());
-}
-
-function isMembershipGrant(grant: { subjectType: string; scopeType: string; effect: string }): boolean {
-  return grant.subjectType === 'user' && grant.scopeType === 'pond' && grant.effect === 'allow';
 }
 
 function auditDetailsOf(grant: Grant): Record<string, unknown> {
@@ -157,8 +102,8 @@ export async function deleteGrant(pondId: string, grantId: string, context: Chan
     if (isMembershipGrant(grant)) {
       const members = await loadMembers(pond.id, transaction);
       const userId = grant.subjectUserId!;
-      const remaining = await Grant.findAll({ where: { pondId: pond.id, subjectType: 'user', subjectUserId: userId, scopeType: 'pond', effect: 'allow' }, transaction });
-      const to = remaining.filter((other) => other.id !== grant.id).reduce<PondRole | null>((role, other) => higherRole(role, other.role), null);
+      const remaining = await Grant.findAll({ where: membershipGrantWhere(pond.id, userId), transaction });
+      const to = grantedRoleOf(remaining.filter((other) => other.id !== grant.id));
       await assertMembershipChange(pond, members, { userId, from: memberOf(members, userId)?.grantedRole ?? null, to }, transaction);
     }
     await grant.destroy({ transaction });

@@ -10,7 +10,7 @@ import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { Label, Page, PageLabel } from '../models/index.ts';
-import { SubjectAccess, labelGovernsAccess, type AccessSubject, type PondAccessData } from '../policies/grantResolution.ts';
+import { SubjectAccess, countGrantsScopedOn, labelGovernsAccess, type AccessSubject, type PondAccessData } from '../policies/grantResolution.ts';
 import { announceAccessChange, loadPondAccess } from '../policies/pondAccessCache.ts';
 import { presentLabel, presentLabelTree, type LabelView, type PageLabelsView } from '../presenters/labelPresenter.ts';
 import { reindexPages, reindexPagesLabelled } from '../search/pageSearchIndex.ts';
@@ -205,7 +205,7 @@ export async function deleteLabel(context: LabelActorContext, target: Label): Pr
     const subtree = [...labelSubtree(data.labelParents, label.id).keys()];
     if (subtree.some((id) => labelGovernsAccess(data, id))) assertMayChangeGoverningLabel(data, context.subject, label.id);
     const subtreeIds = new Set(subtree);
-    const deletedGrantCount = data.grants.filter((grant) => grant.scopeType === 'label' && subtreeIds.has(grant.scopeLabelId!)).length;
+    const deletedGrantCount = countGrantsScopedOn(data, subtreeIds);
     const labelledPageIds = [...data.pageLabels].filter(([, ids]) => ids.some((id) => subtreeIds.has(id))).map(([pageId]) => pageId);
     await Label.destroy({ where: { id: label.id }, transaction });
     // Their label names leave the search vectors with the assignments.

@@ -1,26 +1,17 @@
 /**
- * Members of a pond: the users with a user-subject, pond-scope ALLOW grant; their granted role
- * is the highest such grant. Every change that moves someone's granted role (member routes and
+ * Changing the members of a pond (who is one, and with which role, is defined in
+ * api/policies/membership.ts). Every change that moves someone's granted role (member routes and
  * grant routes alike) goes through `assertMembershipChange` under the per-pond row lock, so
  * the owner, last-admin, personal-pond and seat rules cannot be bypassed by either path, and
  * concurrent adds cannot overrun a seat quota.
  */
-import { Op, QueryTypes, type Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import { Grant, Pond, User, type PondRole } from '../models/index.ts';
-import { SubjectAccess, effectivePondRole } from '../policies/grantResolution.ts';
+import { effectiveRoleOfUser, loadListedMembers, membershipGrant, membershipGrantWhere, type Member } from '../policies/membership.ts';
 import { announceAccessChange, loadPondAccess } from '../policies/pondAccessCache.ts';
 import { resolveQuota } from '../quotas/quotaLadder.ts';
-import type { PondAccessData } from '../policies/grantResolution.ts';
-
-export const ROLES_BY_RANK: readonly PondRole[] = ['pond_admin', 'editor', 'reader'];
-
-export function higherRole(a: PondRole | null, b: PondRole | null): PondRole | null {
-  if (!a) return b;
-  if (!b) return a;
-  return ROLES_BY_RANK.indexOf(a) <= ROLES_BY_RANK.indexOf(b) ? a : b;
-}
 
 export type SeatKind = 'editors' | 'readers';
 
@@ -31,13 +22,6 @@ export function seatOf(role: PondRole): SeatKind {
 
 const SEAT_QUOTA = { editors: 'editors_per_pond', readers: 'readers_per_pond' } as const;
 
-export interface Member {
-  userId: string;
-  username: string;
-  displayName: string;
-  grantedRole: PondRole;
-}
-
 export interface SeatCount {
   used: number;
   /** null = unlimited */
@@ -46,23 +30,9 @@ export interface SeatCount {
 
 export type SeatUsage = Record<SeatKind, SeatCount>;
 
-interface MemberRow {
-  id: string;
-  username: string;
-  display_name: string;
-  role: PondRole;
-}
-
-/** Every member of the pond with their highest pond-scope allow role. */
+/** Every listed member of the pond, as the transaction sees it. */
 export async function loadMembers(pondId: string, transaction?: Transaction): Promise<Member[]> {
-  const rows = await Grant.sequelize!.query<MemberRow>(
-    `SELECT DISTINCT ON (u.id) u.id, u.username, u.display_name, g.role
-       FROM grants g JOIN users u ON u.id = g.subject_user_id
-      WHERE g.pond_id = :pondId AND g.subject_type = 'user' AND g.scope_type = 'pond' AND g.effect = 'allow'
-      ORDER BY u.id, array_position(ARRAY['pond_admin', 'editor', 'reader'], g.role)`,
-    { replacements: { pondId }, type: QueryTypes.SELECT, transaction },
-  );
-  return rows.map((row) => ({ userId: row.id, username: row.username, displayName: row.display_name, grantedRole: row.role }));
+  return loadListedMembers(Grant.sequelize!, pondId, transaction);
 }
 
 export async function seatUsage(pond: Pond, members: readonly Member[], transaction?: Transaction): Promise<SeatUsage> {
@@ -113,11 +83,6 @@ export function memberOf(members: readonly Member[], userId: string): Member | n
   return members.find((member) => member.userId === userId) ?? null;
 }
 
-/** The role a member effectively holds at pond level (denies and signed-in grants count). */
-export function effectiveRoleOf(data: PondAccessData, userId: string): PondRole | null {
-  return effectivePondRole(new SubjectAccess(data, { userId, signedIn: true, isSiteAdmin: false }));
-}
-
 export interface MemberState {
   member: Member;
   effectiveRole: PondRole | null;
@@ -129,7 +94,7 @@ async function memberState(pond: Pond, userId: string, transaction: Transaction)
   const member = memberOf(await loadMembers(pond.id, transaction), userId);
   const data = await loadPondAccess(Pond.sequelize!, pond.id, transaction);
   if (!member || !data) throw new ApiError('internal_error');
-  return { member, effectiveRole: effectiveRoleOf(data, userId), isOwner: pond.ownerId === userId };
+  return { member, effectiveRole: effectiveRoleOfUser(data, userId), isOwner: pond.ownerId === userId };
 }
 
 export interface ChangeContext {
@@ -150,19 +115,13 @@ export async function findUserByLogin(login: string): Promise<User | null> {
   });
 }
 
-function pondRoleGrant(pondId: string, userId: string, role: PondRole, createdBy: string) {
-  return { pondId, subjectType: 'user' as const, subjectUserId: userId, role, scopeType: 'pond' as const, scopeLabelId: null, scopePageId: null, effect: 'allow' as const, createdBy };
-}
-
-const memberGrantWhere = (pondId: string, userId: string) => ({ pondId, subjectType: 'user', subjectUserId: userId, scopeType: 'pond', effect: 'allow' }) as const;
-
 export async function addMember(pondId: string, user: User, role: PondRole, context: ChangeContext): Promise<MemberState> {
   return Grant.sequelize!.transaction(async (transaction) => {
     const pond = await lockPond(pondId, transaction);
     const members = await loadMembers(pond.id, transaction);
     if (memberOf(members, user.id)) throw new ApiError('member_exists');
     await assertMembershipChange(pond, members, { userId: user.id, from: null, to: role }, transaction);
-    await Grant.create(pondRoleGrant(pond.id, user.id, role, context.actor.id), { transaction });
+    await Grant.create(membershipGrant(pond.id, user.id, role, context.actor.id), { transaction });
     await announceAccessChange(pond.id, transaction);
     await recordAudit({ actor: auditActorOf(context.actor), action: 'member.added', details: { pondId: pond.id, userId: user.id, username: user.username, role }, ip: context.ip }, transaction);
     return memberState(pond, user.id, transaction);
@@ -176,12 +135,12 @@ export async function changeMemberRole(pondId: string, userId: string, role: Pon
     const members = await loadMembers(pond.id, transaction);
     const member = memberOf(members, userId);
     if (!member) throw notFound();
-    const grants = await Grant.findAll({ where: memberGrantWhere(pond.id, userId), transaction });
+    const grants = await Grant.findAll({ where: membershipGrantWhere(pond.id, userId), transaction });
     // Already exactly this one grant: nothing changes, nothing to announce or audit.
     if (grants.length === 1 && grants[0]!.role === role) return memberState(pond, userId, transaction);
     await assertMembershipChange(pond, members, { userId, from: member.grantedRole, to: role }, transaction);
-    await Grant.destroy({ where: memberGrantWhere(pond.id, userId), transaction });
-    await Grant.create(pondRoleGrant(pond.id, userId, role, context.actor.id), { transaction });
+    await Grant.destroy({ where: membershipGrantWhere(pond.id, userId), transaction });
+    await Grant.create(membershipGrant(pond.id, userId, role, context.actor.id), { transaction });
     await announceAccessChange(pond.id, transaction);
     await recordAudit({ actor: auditActorOf(context.actor), action: 'member.role_changed', details: { pondId: pond.id, userId, from: member.grantedRole, to: role }, ip: context.ip }, transaction);
     return memberState(pond, userId, transaction);
@@ -199,7 +158,7 @@ export async function removeMember(pondId: string, userId: string, context: Chan
     const member = memberOf(members, userId);
     if (!member) throw notFound();
     await assertMembershipChange(pond, members, { userId, from: member.grantedRole, to: null }, transaction);
-    await Grant.destroy({ where: memberGrantWhere(pond.id, userId), transaction });
+    await Grant.destroy({ where: membershipGrantWhere(pond.id, userId), transaction });
     await announceAccessChange(pond.id, transaction);
     await recordAudit({ actor: auditActorOf(context.actor), action: 'member.removed', details: { pondId: pond.id, userId, role: member.grantedRole }, ip: context.ip }, transaction);
   });

@@ -8,6 +8,7 @@ import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { Grant, Pond } from '../models/index.ts';
+import { membershipGrant } from '../policies/membership.ts';
 import { announceAccessChange } from '../policies/pondAccessCache.ts';
 import { FONT_SLOTS, withFontDefaults, type FontSlot } from '../ponds/fontCatalog.ts';
 import { mergePondSettings, parsePondSettingsPatch, POND_SETTING_KEYS, withSettingDefaults } from '../ponds/pondSettings.ts';
@@ -80,10 +81,7 @@ export async function createSharedPond(sequelize: Sequelize, input: CreatePondIn
         if (slug !== undefined) await assertSlugFree(slug, null, transaction);
         else slug = await derivePondSlug(input.name, transaction);
         const pond = await Pond.create({ slug, name: input.name, kind: 'shared', ownerId: actor.user.id }, { transaction });
-        await Grant.create(
-          { pondId: pond.id, subjectType: 'user', subjectUserId: actor.user.id, role: 'pond_admin', scopeType: 'pond', scopeLabelId: null, scopePageId: null, effect: 'allow', createdBy: actor.user.id },
-          { transaction },
-        );
+        await Grant.create(membershipGrant(pond.id, actor.user.id, 'pond_admin', actor.user.id), { transaction });
         await announceAccessChange(pond.id, transaction);
         await recordAudit({ actor: auditActorOf(actor.user), action: 'pond.created', details: { pondId: pond.id, slug: pond.slug, name: pond.name, kind: pond.kind }, ip: actor.ip }, transaction);
         return pond;

@@ -4,13 +4,13 @@
  * the explanation cannot drift from what the policy enforces.
  */
 import type { Sequelize } from 'sequelize';
-import { describeGrants } from '../commands/grantCommands.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { Grant, Page, User, type Pond } from '../models/index.ts';
 import { pseudoSubjectName, presentVerdict, type VerdictView } from '../presenters/grantPresenter.ts';
 import { ANONYMOUS, SubjectAccess, type AccessSubject, type PageState, type PondAccessData, type Verdict } from './grantResolution.ts';
 import { isUuid } from './accessPolicy.ts';
+import { describeGrants } from './accessRuleNames.ts';
 import { loadPondAccess } from './pondAccessCache.ts';
 
 export type ExplainedSubjectType = 'user' | 'signed-in' | 'public';

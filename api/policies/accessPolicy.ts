@@ -9,9 +9,19 @@ import type { Actor } from '../auth/authenticateRequest.ts';
 import { ApiError, forbidden, notFound, unauthenticated } from '../http/apiError.ts';
 import { Label, Page, Pond } from '../models/index.ts';
 import { ANONYMOUS, SubjectAccess, effectivePondRole, pondVisible, type AccessSubject, type Capability, type PageState } from './grantResolution.ts';
+import { belongsToPond } from './membership.ts';
 import { loadPondAccess, loadPondAccessMany } from './pondAccessCache.ts';
 
-export type PondCapability = 'visible' | Capability;
+/**
+ * What a pond route may ask besides the pond-level capabilities:
+ * - `visible`: the subject sees the pond at all (pond-level read, or a label/page allow);
+ * - `member`: the subject belongs to the pond (api/policies/membership.ts) or is a Site
+ *   Admin; anyone else, public readers included, gets 404: who works in a pond is hidden;
+ * - `trash`: the subject may list the pond's trash: pond-level write, or some label- or
+ *   page-scope allow reaches it (it may have trashed pages it can write; the list shows only
+ *   those). Only signed-in users ever may: an anonymous caller who sees the pond gets 401.
+ */
+export type PondCapability = 'visible' | 'member' | 'trash' | Capability;
 export type PageCapability = 'read' | 'write';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -33,7 +43,23 @@ export async function subjectAccessTo(sequelize: Sequelize, subject: AccessSubje
 }
 
 function allowsOnPond(access: SubjectAccess, capability: PondCapability): boolean {
-  return capability === 'visible' ? pondVisible(access) : access.pond(capability).allowed;
+  switch (capability) {
+    case 'visible':
+      return pondVisible(access);
+    case 'member':
+      return access.subject.isSiteAdmin || belongsToPond(access);
+    case 'trash':
+      return access.pond('write').allowed || access.hasScopedAllow;
+    default:
+      return access.pond(capability).allowed;
+  }
+}
+
+/** The answer to a subject that sees the pond but lacks the capability. */
+function refusal(capability: PondCapability, subject: AccessSubject): ApiError {
+  if (capability === 'member') return notFound();
+  if (capability === 'trash' && !subject.signedIn) return unauthenticated();
+  return forbidden();
 }
 
 function requireSessionFor(capability: PondCapability, subject: AccessSubject): void {
@@ -45,7 +71,7 @@ export async function authorizePond(sequelize: Sequelize, subject: AccessSubject
   requireSessionFor(capability, subject);
   const access = await subjectAccessTo(sequelize, subject, pondId);
   if (!access || !pondVisible(access)) throw notFound();
-  if (!allowsOnPond(access, capability)) throw forbidden();
+  if (!allowsOnPond(access, capability)) throw refusal(capability, subject);
   const pond = await Pond.findByPk(pondId);
   if (!pond) throw notFound();
   return { pond, access };
@@ -79,7 +105,7 @@ export async function authorizeLabel(sequelize: Sequelize, subject: AccessSubjec
   if (!label) throw notFound();
   const access = await subjectAccessTo(sequelize, subject, label.pondId);
   if (!access || !pondVisible(access)) throw notFound();
-  if (!allowsOnPond(access, capability)) throw forbidden();
+  if (!allowsOnPond(access, capability)) throw refusal(capability, subject);
   return { label, access };
 }
 
@@ -109,9 +135,8 @@ export interface ListedPond {
 }
 
 /**
- * The ponds a signed-in user belongs to: those where a grant names them or all signed-in
- * users and the resolution lets them see the pond. Ponds reachable only through `public`
- * grants are public reading, not membership, and are not listed. With `trashed`, lists the
+ * The ponds a signed-in user belongs to (`belongsToPond`: a grant naming them or all signed-in
+ * users lets them see the pond; public reading is not membership). With `trashed`, lists the
  * trashed ponds the user may restore instead (every trashed pond for a Site Admin).
  */
 export async function listMemberPonds(sequelize: Sequelize, subject: AccessSubject, options: { trashed?: boolean } = {}): Promise<ListedPond[]> {
@@ -124,13 +149,11 @@ export async function listMemberPonds(sequelize: Sequelize, subject: AccessSubje
             AND (p.trashed_at IS NOT NULL) = :trashed`,
     { replacements: { userId: subject.userId, trashed: Boolean(options.trashed) }, type: QueryTypes.SELECT },
   );
-  // Membership is what the user holds themselves; a Site Admin's bypass does not make them a member.
-  const asMember: AccessSubject = { ...subject, isSiteAdmin: false };
   const accessById = new Map<string, SubjectAccess>();
   const dataById = await loadPondAccessMany(sequelize, candidates.map((candidate) => candidate.id));
   for (const [id, data] of dataById) {
-    const access = new SubjectAccess(data, options.trashed ? subject : asMember);
-    if (options.trashed ? !access.pond('admin').allowed : !pondVisible(access)) continue;
+    const access = new SubjectAccess(data, subject);
+    if (options.trashed ? !access.pond('admin').allowed : !belongsToPond(access)) continue;
     accessById.set(id, access);
   }
   if (accessById.size === 0) return [];

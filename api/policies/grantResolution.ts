@@ -307,3 +307,8 @@ export function labelGovernsAccess(data: PondAccessData, labelId: string): boole
   }
   return false;
 }
+
+/** How many grants are scoped on one of these labels (they go when the labels are deleted). */
+export function countGrantsScopedOn(data: PondAccessData, labelIds: ReadonlySet<string>): number {
+  return data.grants.filter((grant) => grant.scopeType === 'label' && labelIds.has(grant.scopeLabelId!)).length;
+}

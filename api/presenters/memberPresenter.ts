@@ -1,5 +1,6 @@
-import type { Member, MemberState, SeatUsage } from '../commands/membershipCommands.ts';
+import type { MemberState, SeatUsage } from '../commands/membershipCommands.ts';
 import type { PondRole } from '../models/index.ts';
+import type { Member } from '../policies/membership.ts';
 
 export interface MemberView {
   userId: string;

@@ -3,11 +3,12 @@
  * the enriched access-rule view, and the effective-permissions explanation. All for pond admins.
  */
 import { z } from 'zod';
-import { createGrant, deleteGrant, describeGrants, listGrants } from '../commands/grantCommands.ts';
+import { createGrant, deleteGrant, listGrants } from '../commands/grantCommands.ts';
 import { notFound } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import { isUuid } from '../policies/accessPolicy.ts';
 import { explainEffectivePermissions } from '../policies/accessExplanation.ts';
+import { describeGrants } from '../policies/accessRuleNames.ts';
 import { presentGrant } from '../presenters/grantPresenter.ts';
 
 const subjectSchema = z.discriminatedUnion('type', [

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { QueryTypes } from 'sequelize';
 import { AuditEntry, Grant, Pond, QuotaOverride, User } from '../models/index.ts';
-import { seedGrant, seedLabel, seedSharedPond } from '../testing/accessFixtures.ts';
+import { seedGrant, seedLabel, seedPage, seedSharedPond } from '../testing/accessFixtures.ts';
 import { completeSetup, createVerifiedUser, resetRateLimits } from '../testing/fixtures.ts';
 import { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
@@ -107,7 +107,7 @@ describe('pond members', () => {
     assert.deepEqual(list.everyone, { signedIn: null, public: null });
   });
 
-  test('GET: readers see the list without canManage; outsiders get 404; anonymous 404, or 401 on a public pond', async () => {
+  test('GET: readers see the list without canManage; outsiders and anonymous callers get 404', async () => {
     const asReader = await reader.client.get(`/ponds/${pond.id}/members`);
     assert.equal(asReader.status, 200, asReader.text);
     assert.equal(asReader.body.canManage, false);
@@ -115,13 +115,46 @@ describe('pond members', () => {
     assertError(await anonymous().get(`/ponds/${pond.id}/members`), 404, 'not_found');
     assertError(await owner.client.get('/ponds/not-a-uuid/members'), 404, 'not_found');
     assertError(await owner.client.get(`/ponds/${MISSING_ID}/members`), 404, 'not_found');
-    const open = await freshPond();
-    await seedGrant(open.id, { subject: { type: 'public' }, role: 'reader' });
-    assertError(await anonymous().get(`/ponds/${open.id}/members`), 401, 'unauthenticated');
-    const asOwner = await owner.client.get(`/ponds/${open.id}/members`);
-    assert.equal(asOwner.body.everyone.public, 'reader');
     // A Site Admin may manage any pond.
     assert.equal((await admin.get(`/ponds/${pond.id}/members`)).body.canManage, true);
+  });
+
+  test('GET on a public pond: public readers, signed in or not, get 404; members and Site Admins the list', async () => {
+    const open = await freshPond();
+    const page = await seedPage(open.id, 'Shared page');
+    await seedGrant(open.id, { subject: { type: 'public' }, role: 'editor' });
+    await seedGrant(open.id, { subject: { type: 'public' }, role: 'reader', scope: { type: 'page', id: page.id } });
+    // Public readers see the pond itself, but not who works in it.
+    assert.equal((await outsider.client.get(`/ponds/${open.id}`)).status, 200);
+    assert.equal((await anonymous().get(`/ponds/${open.id}`)).status, 200);
+    assertError(await outsider.client.get(`/ponds/${open.id}/members`), 404, 'not_found');
+    assertError(await anonymous().get(`/ponds/${open.id}/members`), 404, 'not_found');
+    // A deny naming the outsider does not make them a member either, nor lists the pond as theirs.
+    await seedGrant(open.id, { subject: { type: 'user', id: outsider.user.id }, role: 'editor', scope: { type: 'page', id: page.id }, effect: 'deny' });
+    assertError(await outsider.client.get(`/ponds/${open.id}/members`), 404, 'not_found');
+    const outsiderPonds = (await outsider.client.get('/ponds')).body.items as { id: string }[];
+    assert.ok(!outsiderPonds.some((item) => item.id === open.id), 'public reading is not membership');
+    const asOwner = await owner.client.get(`/ponds/${open.id}/members`);
+    assert.equal(asOwner.status, 200, asOwner.text);
+    assert.equal(asOwner.body.everyone.public, 'editor');
+    const asAdmin = await admin.get(`/ponds/${open.id}/members`);
+    assert.equal(asAdmin.status, 200, asAdmin.text);
+    assert.equal(asAdmin.body.canManage, true);
+  });
+
+  test('GET: a user reached only by a page-scope grant, or through all signed-in users, belongs to the pond', async () => {
+    const team = await freshPond();
+    const page = await seedPage(team.id, 'Their page');
+    const scoped = await createVerifiedUser(instance);
+    assertError(await scoped.client.get(`/ponds/${team.id}/members`), 404, 'not_found');
+    await seedGrant(team.id, { subject: { type: 'user', id: scoped.user.id }, role: 'reader', scope: { type: 'page', id: page.id } });
+    const asScoped = await scoped.client.get(`/ponds/${team.id}/members`);
+    assert.equal(asScoped.status, 200, asScoped.text);
+    assert.equal(asScoped.body.canManage, false);
+    assert.ok(((await scoped.client.get('/ponds')).body.items as { id: string }[]).some((item) => item.id === team.id), 'and the pond is in their list');
+    await seedGrant(team.id, { subject: { type: 'signed-in' }, role: 'reader' });
+    assert.equal((await outsider.client.get(`/ponds/${team.id}/members`)).status, 200);
+    assertError(await anonymous().get(`/ponds/${team.id}/members`), 404, 'not_found');
   });
 
   test('POST adds by username or e-mail (any letter case): 201, one grant, audited, effective at once', async () => {

@@ -4,21 +4,11 @@
  * owner, last-admin, personal-pond and seat rules under the per-pond lock.
  */
 import { z } from 'zod';
-import {
-  addMember,
-  changeMemberRole,
-  effectiveRoleOf,
-  findUserByLogin,
-  higherRole,
-  loadMembers,
-  removeMember,
-  seatUsage,
-  type ChangeContext,
-} from '../commands/membershipCommands.ts';
+import { addMember, changeMemberRole, findUserByLogin, loadMembers, removeMember, seatUsage, type ChangeContext } from '../commands/membershipCommands.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute, type RouteContext } from '../http/routeTable.ts';
-import type { PondRole } from '../models/index.ts';
 import { isUuid } from '../policies/accessPolicy.ts';
+import { effectiveRoleOfUser, everyoneRoles } from '../policies/membership.ts';
 import { presentMember, presentMemberList } from '../presenters/memberPresenter.ts';
 
 const ROLE = z.enum(['pond_admin', 'editor', 'reader']);
@@ -50,27 +40,20 @@ export const memberRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get',
     path: '/ponds/:id/members',
-    // Public reading of a pond does not reveal who works in it.
-    access: { kind: 'pond', capability: 'visible', session: true },
+    // Who works in a pond is the members' business: everyone else, public readers included, gets 404.
+    access: { kind: 'pond', capability: 'member', session: true },
     handler: async ({ resource }) => {
       const pond = resource.pond!;
       const members = await loadMembers(pond.id);
       // The access data the access rule just loaded for the caller: the whole pond's grants.
       const data = resource.access!.data;
-      let signedIn: PondRole | null = null;
-      let publicRole: PondRole | null = null;
-      for (const grant of data.grants) {
-        if (grant.scopeType !== 'pond' || grant.effect !== 'allow') continue;
-        if (grant.subjectType === 'signed-in') signedIn = higherRole(signedIn, grant.role);
-        if (grant.subjectType === 'public') publicRole = higherRole(publicRole, grant.role);
-      }
       return {
         body: presentMemberList({
           members,
-          effectiveRoleOf: (member) => effectiveRoleOf(data, member.userId),
+          effectiveRoleOf: (member) => effectiveRoleOfUser(data, member.userId),
           ownerId: pond.ownerId,
           seats: await seatUsage(pond, members),
-          everyone: { signedIn, public: publicRole },
+          everyone: everyoneRoles(data),
           canManage: resource.access!.pond('admin').allowed,
         }),
       };

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { movePage } from '../commands/pageMoveCommands.ts';
 import { purgePage, restorePage, trashPage } from '../commands/pageTrashCommands.ts';
-import { forbidden, notFound } from '../http/apiError.ts';
+import { notFound } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import { Page } from '../models/index.ts';
 import { decodeTrashCursor, DEFAULT_TRASH_LIMIT, listTrash, MAX_TRASH_LIMIT } from '../pages/trashListing.ts';
@@ -78,12 +78,10 @@ export const pageTreeRoutes: AnyRoute[] = [
     method: 'get',
     path: '/ponds/:id/trash',
     // Page-scope editors may have trashed pages too: they see what they may write.
-    access: { kind: 'pond', capability: 'visible', session: true },
+    access: { kind: 'pond', capability: 'trash', session: true },
     query: trashListQuery,
     handler: async ({ query, resource, services }) => {
-      const access = resource.access!;
-      if (!access.pond('write').allowed && !access.hasScopedAllow) throw forbidden();
-      return { body: await listTrash(services.sequelize, access, { limit: query.limit, cursor: query.cursor ?? null }) };
+      return { body: await listTrash(services.sequelize, resource.access!, { limit: query.limit, cursor: query.cursor ?? null }) };
     },
   }),
 ];

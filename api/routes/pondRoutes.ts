@@ -9,7 +9,8 @@ import type { Actor } from '../auth/authenticateRequest.ts';
 import { createSharedPond, restorePond, trashPond, updatePond, type PondActor } from '../commands/pondCommands.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import { User, type Pond } from '../models/index.ts';
-import { effectivePondRole, listMemberPonds, SubjectAccess, subjectAccessTo, type AccessSubject } from '../policies/accessPolicy.ts';
+import { listMemberPonds, subjectAccessTo, type AccessSubject, type SubjectAccess } from '../policies/accessPolicy.ts';
+import { ownPondRole } from '../policies/membership.ts';
 import { FONT_CATALOG, fontIdSchema } from '../ponds/fontCatalog.ts';
 import { pondSlugSchema } from '../ponds/reservedSlugs.ts';
 import { presentPond, presentPondSummary, type PondViewer } from '../presenters/pondPresenter.ts';
@@ -36,16 +37,8 @@ const updatePondBody = z
 
 const listQuery = z.object({ trashed: z.enum(['true', 'false']).optional() });
 
-/**
- * The caller's role as a member: a Site Admin's bypass does not make them one (their
- * capabilities still show what they may do).
- */
-function memberRoleOf(access: SubjectAccess) {
-  return effectivePondRole(access.subject.isSiteAdmin ? new SubjectAccess(access.data, { ...access.subject, isSiteAdmin: false }) : access);
-}
-
 function viewerOf(access: SubjectAccess): PondViewer {
-  return { role: memberRoleOf(access), capabilities: { write: access.pond('write').allowed, admin: access.pond('admin').allowed } };
+  return { role: ownPondRole(access), capabilities: { write: access.pond('write').allowed, admin: access.pond('admin').allowed } };
 }
 
 async function presentPondFor(pond: Pond, access: SubjectAccess) {
@@ -70,7 +63,7 @@ export const pondRoutes: AnyRoute[] = [
     query: listQuery,
     handler: async ({ query, subject, services }) => {
       const listed = await listMemberPonds(services.sequelize, subject, { trashed: query.trashed === 'true' });
-      return { body: { items: listed.map(({ pond, access }) => presentPondSummary(pond, memberRoleOf(access))), nextCursor: null } };
+      return { body: { items: listed.map(({ pond, access }) => presentPondSummary(pond, ownPondRole(access))), nextCursor: null } };
     },
   }),
 
