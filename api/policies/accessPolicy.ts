@@ -8,7 +8,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Actor } from '../auth/authenticateRequest.ts';
 import { ApiError, forbidden, notFound, unauthenticated } from '../http/apiError.ts';
 import { Label, Page, Pond } from '../models/index.ts';
-import { ANONYMOUS, SubjectAccess, effectivePondRole, pondVisible, type AccessSubject, type Capability, type PageState } from './grantResolution.ts';
+import { ANONYMOUS, SubjectAccess, pondVisible, type AccessSubject, type Capability, type PageState } from './grantResolution.ts';
 import { belongsToPond } from './membership.ts';
 import { loadPondAccess, loadPondAccessMany } from './pondAccessCache.ts';
 
@@ -176,5 +176,5 @@ export async function listReachablePonds(sequelize: Sequelize, subject: AccessSu
   return [...data.values()].map((pond) => new SubjectAccess(pond, subject)).filter(pondVisible);
 }
 
-export { effectivePondRole, pondVisible, SubjectAccess };
+export { pondVisible, SubjectAccess };
 export type { AccessSubject, Capability, PageState };
