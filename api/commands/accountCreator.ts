@@ -2,8 +2,9 @@
  * Creates an account together with its personal pond and the owner's pond-scope
  * `pond_admin` grant, in the caller's transaction: all three rows exist, or none.
  */
-import { QueryTypes, UniqueConstraintError, type Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
 import { hashPassword } from '../auth/passwords.ts';
+import { uniqueViolationError, violatedUniqueIndex } from '../db/uniqueViolations.ts';
 import { ApiError } from '../http/apiError.ts';
 import { Grant, Pond, User, type UserStatus } from '../models/index.ts';
 import { derivePondSlug } from './pondCommands.ts';
@@ -40,11 +41,7 @@ export async function createAccount(props: AccountProps, transaction: Transactio
     );
   } catch (error) {
     // A concurrent signup won the race between our check and the insert.
-    if (error instanceof UniqueConstraintError) {
-      const constraint = (error.parent as { constraint?: string } | undefined)?.constraint;
-      throw new ApiError(constraint === 'users_email_key' ? 'email_taken' : 'username_taken');
-    }
-    throw error;
+    throw uniqueViolationError(error) ?? error;
   }
   const pond = await createPersonalPond(user, transaction);
   await Grant.create(
@@ -66,8 +63,7 @@ async function createPersonalPond(user: User, transaction: Transaction): Promise
         Pond.create({ slug: await freePondSlug(user.username, savepoint), name: user.displayName, kind: 'personal', ownerId: user.id }, { transaction: savepoint }),
       );
     } catch (error) {
-      const constraint = (error as { parent?: { constraint?: string } }).parent?.constraint;
-      if (!(error instanceof UniqueConstraintError) || constraint !== 'ponds_slug_key' || attempt >= 3) throw error;
+      if (violatedUniqueIndex(error) !== 'ponds_slug_key' || attempt >= 3) throw error;
     }
   }
 }

@@ -4,8 +4,9 @@
  * passes the same owner, last-admin, personal-pond and seat rules as the member routes, under
  * the same per-pond lock: the grant routes are no way around them.
  */
-import { ForeignKeyConstraintError, UniqueConstraintError } from 'sequelize';
+import { ForeignKeyConstraintError } from 'sequelize';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
+import { uniqueViolationError } from '../db/uniqueViolations.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { Grant, Label, Page, User, type GrantEffect, type PondRole } from '../models/index.ts';
@@ -84,8 +85,7 @@ async function insertGrant(pondId: string, input: GrantInput, context: ChangeCon
     try {
       grant = await Grant.create(row, { transaction });
     } catch (error) {
-      if (error instanceof UniqueConstraintError) throw new ApiError('grant_exists');
-      throw error;
+      throw uniqueViolationError(error) ?? error;
     }
     await announceAccessChange(pond.id, transaction);
     await recordAudit({ actor: auditActorOf(context.actor), action: 'grant.created', details: auditDetailsOf(grant), ip: context.ip }, transaction);

@@ -5,8 +5,9 @@
  * fresh inside that lock, and announces the change. Whether a change can alter anyone's
  * access is asked of the grant resolver (`labelGovernsAccess`), never of the grants table.
  */
-import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
+import { uniqueViolationError } from '../db/uniqueViolations.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { Label, Page, PageLabel } from '../models/index.ts';
@@ -116,9 +117,7 @@ async function writingLabel<T>(write: () => Promise<T>, name: string, parentId: 
   try {
     return await write();
   } catch (error) {
-    const constraint = (error as { parent?: { constraint?: string } }).parent?.constraint;
-    if (error instanceof UniqueConstraintError && constraint === 'labels_name_key') throw new ApiError('label_name_taken', 409, { name, parentId });
-    throw error;
+    throw uniqueViolationError(error, { name, parentId }) ?? error;
   }
 }
 

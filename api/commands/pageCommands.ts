@@ -8,6 +8,7 @@ import type { Sequelize } from 'sequelize';
 import { documentToYjsUpdate, EMPTY_DOCUMENT, markdownToDocument } from '../../content-pipeline/index.ts';
 import { renderDocument, saveRenderedData, type RenderedDocument } from '../documents/derivedData.ts';
 import { appendUpdates, transactionClient } from '../documents/documentLog.ts';
+import { uniqueViolationError } from '../db/uniqueViolations.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { Page, type Pond } from '../models/index.ts';
@@ -94,7 +95,7 @@ export async function createPage(sequelize: Sequelize, props: CreatePageProps): 
     } catch (error) {
       if (error instanceof TreeFieldError) throw await error.toApiError(props.locale);
       if (!isPageSlugConflict(error)) throw error;
-      if (props.input.slug !== undefined) throw new ApiError('slug_taken', 409, { slug: props.input.slug });
+      if (props.input.slug !== undefined) throw uniqueViolationError(error, { slug: props.input.slug }) ?? error;
       if (attempt >= DERIVED_SLUG_ATTEMPTS) throw error;
     }
   }
@@ -130,7 +131,6 @@ export async function updatePage(sequelize: Sequelize, props: UpdatePageProps): 
       return page;
     });
   } catch (error) {
-    if (isPageSlugConflict(error)) throw new ApiError('slug_taken', 409, { slug: props.slug });
-    throw error;
+    throw uniqueViolationError(error, { slug: props.slug }) ?? error;
   }
 }

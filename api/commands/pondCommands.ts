@@ -3,8 +3,9 @@
  * settings), trash and restore. Each runs in one transaction with its audit entry; changes
  * of the trash state also announce an access change and keep the search vectors in step.
  */
-import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
+import { uniqueViolationError } from '../db/uniqueViolations.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { Grant, Pond } from '../models/index.ts';
@@ -52,17 +53,12 @@ async function assertSlugFree(slug: string, exceptPondId: string | null, transac
   if (rows.length > 0) throw new ApiError('slug_taken', 409, { slug });
 }
 
-function isSlugConflict(error: unknown): boolean {
-  return error instanceof UniqueConstraintError && (error.parent as { constraint?: string } | undefined)?.constraint === 'ponds_slug_key';
-}
-
 /** Turns a lost race on the slug index into `slug_taken`. */
 async function withSlugConflictAs409<T>(slug: () => string | undefined, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (isSlugConflict(error)) throw new ApiError('slug_taken', 409, { slug: slug() ?? null });
-    throw error;
+    throw uniqueViolationError(error, { slug: slug() ?? null }) ?? error;
   }
 }
 

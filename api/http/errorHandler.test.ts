@@ -13,6 +13,7 @@ import { pino } from 'pino';
 import { sessionCookieAuthentication } from '../auth/authenticateRequest.ts';
 import { errorMessagesDe } from '../i18n/errorMessages.de.ts';
 import { errorMessagesEn } from '../i18n/errorMessages.en.ts';
+import { User } from '../models/index.ts';
 import { ADMIN, completeSetup, createVerifiedUser } from '../testing/fixtures.ts';
 import { TestClient, type TestResponse } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
@@ -191,6 +192,17 @@ describe('unexpected errors', () => {
         defineRoute({ ...probe, method: 'get', path: '/boom', handler: async () => { throw new Error('db password is hunter2'); } }),
         defineRoute({ ...probe, method: 'get', path: '/items/:id', handler: async ({ params }) => ({ body: params }) }),
         defineRoute({ ...probe, method: 'get', path: '/limited', handler: async () => { throw new ApiError('rate_limited', undefined, { scope: 'test' }, { 'Retry-After': '42' }); } }),
+        defineRoute({
+          ...probe,
+          method: 'post',
+          path: '/twins',
+          // A write that runs into a unique index and catches nothing (as a forgotten race would).
+          handler: async () => {
+            const twin = { username: 'twin', email: 'twin@example.org', displayName: 'Twin', locale: null, status: 'ACTIVE' as const, passwordHash: null, emailVerifiedAt: null };
+            await User.create(twin);
+            await User.create({ ...twin, email: 'other-twin@example.org' });
+          },
+        }),
       ],
       instance.services,
       { authenticate: sessionCookieAuthentication },
@@ -226,6 +238,14 @@ describe('unexpected errors', () => {
     const response = await new TestClient(baseUrl).get('/items/%E0%A4%A');
     assert.equal(response.status, 400);
     assert.equal(response.body.error.code, 'invalid_request');
+    assert.ok(!logLines.slice(logged).some((line) => line.msg === 'unhandled error'));
+  });
+
+  test('a unique violation nobody caught is the index\'s 409 code, not a 500', async () => {
+    const logged = logLines.length;
+    const response = await new TestClient(baseUrl).post('/twins', {}, { origin: null });
+    assert.equal(response.status, 409, response.text);
+    assert.deepEqual(response.body, { error: { code: 'username_taken', message: errorMessagesEn.username_taken, details: {} } });
     assert.ok(!logLines.slice(logged).some((line) => line.msg === 'unhandled error'));
   });
 

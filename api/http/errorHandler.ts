@@ -3,6 +3,7 @@
  * caller's locale. Unknown errors become `internal_error` and are logged, never echoed.
  */
 import type { ErrorRequestHandler, Request, Response } from 'express';
+import { uniqueViolationError } from '../db/uniqueViolations.ts';
 import { errorMessage } from '../i18n/locale.ts';
 import type { Logger } from '../logger.ts';
 import { ApiError } from './apiError.ts';
@@ -59,7 +60,7 @@ export function createErrorHandler(logger: Logger): ErrorRequestHandler {
       next(error);
       return;
     }
-    let apiError = error instanceof ApiError ? error : (fromBodyParser(error) ?? fromExpressClientError(error));
+    let apiError = error instanceof ApiError ? error : (fromBodyParser(error) ?? fromExpressClientError(error) ?? uniqueViolationError(error));
     if (!apiError) {
       logger.error({ err: error, reqId: req.id }, 'unhandled error');
       apiError = new ApiError('internal_error', 500);

@@ -3,13 +3,12 @@
  * included (a restored page keeps its URL). The unique index `pages_slug_key` on
  * `(pond_id, lower(slug))` is the final word; these helpers only avoid running into it.
  */
-import { QueryTypes, UniqueConstraintError, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { violatedUniqueIndex } from '../db/uniqueViolations.ts';
 import { firstFreeSlug, slugify } from '../ponds/slugs.ts';
 
 /** A title with nothing slug-worthy in it (e.g. only punctuation or emoji) gets this base. */
 export const FALLBACK_PAGE_SLUG = 'page';
-
-const SLUG_INDEX = 'pages_slug_key';
 
 /** Whether another page of the pond already holds `slug` (case-insensitively). */
 export async function pageSlugTaken(sequelize: Sequelize, pondId: string, slug: string, options: { exceptPageId?: string; transaction: Transaction }): Promise<boolean> {
@@ -41,6 +40,5 @@ export async function derivePageSlug(sequelize: Sequelize, pondId: string, title
 
 /** A concurrent writer took the slug between our check and our write. */
 export function isPageSlugConflict(error: unknown): boolean {
-  if (!(error instanceof UniqueConstraintError)) return false;
-  return (error.parent as { constraint?: string } | undefined)?.constraint === SLUG_INDEX;
+  return violatedUniqueIndex(error) === 'pages_slug_key';
 }
