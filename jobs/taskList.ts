@@ -6,11 +6,13 @@ import type { TaskList } from 'graphile-worker';
 import type { Sequelize } from 'sequelize';
 import { purgeExpiredTrash } from '../api/commands/pageTrashCommands.ts';
 import type { Logger } from '../api/logger.ts';
+import type { Mailer } from '../api/mail/mailer.ts';
+import { ACCOUNT_MAIL, accountMailTask } from './tasks/accountMailTask.ts';
 import { LOG_COMPACTION, logCompactionTask } from './tasks/logCompactionTask.ts';
 import { SEARCH_LEXICON_REFRESH, searchLexiconTask } from './tasks/searchLexiconTask.ts';
 import { VERSION_THINNING, versionThinningTask } from './tasks/versionThinningTask.ts';
 
-export { LOG_COMPACTION, SEARCH_LEXICON_REFRESH, VERSION_THINNING };
+export { ACCOUNT_MAIL, LOG_COMPACTION, SEARCH_LEXICON_REFRESH, VERSION_THINNING };
 
 export interface TaskDependencies {
   /** Bound to the models (`initModels`): commands read settings through them. */
@@ -19,6 +21,10 @@ export interface TaskDependencies {
   dataDir: string;
   /** For what commands report outside a job's own log (e.g. file bytes that could not be removed). */
   logger: Logger;
+  /** Delivers account mail through the relay saved by setup or the `SMTP_*` fallback. */
+  mailer: Mailer;
+  /** `BASE_URL`: the origin of mailed links when setup saved none. */
+  baseUrl: string;
 }
 
 export const TRASH_PURGE = 'trash-purge';
@@ -36,5 +42,7 @@ export function createTaskList(dependencies: TaskDependencies): TaskList {
     [LOG_COMPACTION]: logCompactionTask(),
     /** Makes the substring fallback's lexicon the lexemes of the live vectors again; daily. */
     [SEARCH_LEXICON_REFRESH]: searchLexiconTask(dependencies.sequelize),
+    /** Mails a verification or password-reset link; enqueued by the account routes, retried on relay failure. */
+    [ACCOUNT_MAIL]: accountMailTask(dependencies),
   };
 }

@@ -18,6 +18,7 @@ import * as Y from 'yjs';
 import { createSequelize } from '../api/db/database.ts';
 import { appendUpdates, transactionClient } from '../api/documents/documentLog.ts';
 import { createLogger } from '../api/logger.ts';
+import { Mailer } from '../api/mail/mailer.ts';
 import { initModels, User, type Page } from '../api/models/index.ts';
 import { setSetting } from '../api/settings/instanceSettings.ts';
 import { seedPage, seedSharedPond } from '../api/testing/accessFixtures.ts';
@@ -29,6 +30,7 @@ import { graphileLoggerFor, startWorker, type RunningWorker } from './worker.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const logger = createLogger(process.env.DT_TEST_LOG_LEVEL ?? 'silent', 'worker');
+const mail = { mailer: new Mailer({ fallback: null, logger }), baseUrl: 'http://127.0.0.1:3000' };
 
 async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -52,7 +54,7 @@ describe('worker', () => {
     database = await createTestDatabase();
     sequelize = createSequelize(database.url, { poolMax: 4 });
     initModels(sequelize);
-    worker = await startWorker({ databaseUrl: database.url, sequelize, dataDir, logger });
+    worker = await startWorker({ databaseUrl: database.url, sequelize, dataDir, logger, ...mail });
     worker.runner.events.on('job:complete', ({ job, error }) => finished.set(String(job.id), error ?? null));
   });
   after(async () => {
@@ -86,7 +88,7 @@ describe('worker', () => {
 
   test('the crontab parses, names only tasks the worker has, runs the purge and the compaction hourly, the thinning and the lexicon refresh daily', () => {
     const items = parseCrontab(CRONTAB);
-    const tasks = Object.keys(createTaskList({ sequelize, dataDir, logger }));
+    const tasks = Object.keys(createTaskList({ sequelize, dataDir, logger, ...mail }));
     assert.ok(items.length > 0);
     for (const item of items) assert.ok(tasks.includes(item.task), `crontab names unknown task ${item.task}`);
 

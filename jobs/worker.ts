@@ -9,6 +9,7 @@ import type { Sequelize } from 'sequelize';
 import { loadConfigOrExit } from '../api/config.ts';
 import { createSequelize } from '../api/db/database.ts';
 import { createLogger, type Logger } from '../api/logger.ts';
+import { Mailer } from '../api/mail/mailer.ts';
 import { initModels } from '../api/models/index.ts';
 import { CRONTAB } from './crontab.ts';
 import { createTaskList } from './taskList.ts';
@@ -19,6 +20,10 @@ export interface WorkerDependencies {
   sequelize: Sequelize;
   dataDir: string;
   logger: Logger;
+  /** Delivers account mail (the relay saved by setup, else the `SMTP_*` fallback). */
+  mailer: Mailer;
+  /** `BASE_URL`: the origin of mailed links when setup saved none. */
+  baseUrl: string;
 }
 
 const PINO_LEVELS = { error: 'error', warning: 'warn', info: 'info', debug: 'debug' } as const satisfies Record<LogLevel, string>;
@@ -100,7 +105,8 @@ async function main(): Promise<void> {
   initModels(sequelize);
   let worker: RunningWorker;
   try {
-    worker = await startWorker({ databaseUrl, sequelize, dataDir: config.dataDir, logger });
+    const mailer = new Mailer({ fallback: config.smtpFallback, logger });
+    worker = await startWorker({ databaseUrl, sequelize, dataDir: config.dataDir, logger, mailer, baseUrl: config.baseUrl });
   } catch (error) {
     // Non-zero, so the supervisor (or systemd, Docker) restarts it with backoff.
     logger.fatal({ err: error }, 'worker could not start');

@@ -1,6 +1,6 @@
 /**
- * Single-use links sent by mail (e-mail verification, password reset). The link carries a
- * random token; the row keeps only its SHA-256.
+ * Single-use links: sent by mail (e-mail verification, password reset) or handed over by a
+ * Site Admin (password reset). The link carries a random token; the row keeps only its SHA-256.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Op, type Transaction } from 'sequelize';
@@ -10,6 +10,7 @@ import { EmailToken, type EmailTokenPurpose } from '../models/index.ts';
 export const TOKEN_LIFETIME_MS: Record<EmailTokenPurpose, number> = {
   verify_email: 24 * 60 * 60 * 1000,
   reset_password: 60 * 60 * 1000,
+  admin_reset_password: 60 * 60 * 1000,
 };
 
 function hashToken(token: string): Buffer {
@@ -17,20 +18,23 @@ function hashToken(token: string): Buffer {
 }
 
 /** Issues a new link token; earlier unused tokens of the same purpose stop working. */
-export async function issueEmailToken(userId: string, purpose: EmailTokenPurpose, transaction: Transaction): Promise<string> {
-  await EmailToken.destroy({ where: { userId, purpose, usedAt: { [Op.is]: null } }, transaction });
+export async function issueEmailToken(userId: string, purpose: EmailTokenPurpose, transaction: Transaction): Promise<{ token: string; expiresAt: Date }> {
+  await retireEmailTokens(userId, [purpose], transaction);
   const token = randomBytes(32).toString('base64url');
-  await EmailToken.create(
-    { userId, purpose, tokenHash: hashToken(token), expiresAt: new Date(Date.now() + TOKEN_LIFETIME_MS[purpose]) },
-    { transaction },
-  );
-  return token;
+  const expiresAt = new Date(Date.now() + TOKEN_LIFETIME_MS[purpose]);
+  await EmailToken.create({ userId, purpose, tokenHash: hashToken(token), expiresAt }, { transaction });
+  return { token, expiresAt };
+}
+
+/** Unused tokens of these purposes stop working (e.g. every reset link once the password was reset). */
+export async function retireEmailTokens(userId: string, purposes: EmailTokenPurpose[], transaction: Transaction): Promise<void> {
+  await EmailToken.destroy({ where: { userId, purpose: purposes, usedAt: { [Op.is]: null } }, transaction });
 }
 
 /** Marks the token used and returns it; throws `token_invalid` or `token_expired`. */
-export async function consumeEmailToken(token: string, purpose: EmailTokenPurpose, transaction: Transaction): Promise<EmailToken> {
+export async function consumeEmailToken(token: string, purposes: EmailTokenPurpose[], transaction: Transaction): Promise<EmailToken> {
   const row = await EmailToken.findOne({
-    where: { tokenHash: hashToken(token), purpose },
+    where: { tokenHash: hashToken(token), purpose: purposes },
     transaction,
     lock: transaction.LOCK.UPDATE,
   });

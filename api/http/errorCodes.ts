@@ -28,6 +28,8 @@ export const ERROR_STATUS = {
   token_expired: 410,
   cannot_modify_self: 409,
   last_site_admin: 409,
+  /** `POST /admin/users/:id/confirm` on an account whose address is verified already. */
+  account_already_confirmed: 409,
   // Setup, settings, maintenance
   setup_required: 503,
   setup_completed: 410,

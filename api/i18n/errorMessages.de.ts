@@ -22,6 +22,7 @@ export const errorMessagesDe: Record<ErrorCode, string> = {
   token_expired: 'Dieser Link ist abgelaufen. Bitte fordere einen neuen an.',
   cannot_modify_self: 'Das kannst du nicht mit deinem eigenen Konto tun.',
   last_site_admin: 'Der letzte Site-Admin kann nicht entfernt werden.',
+  account_already_confirmed: 'Dieses Konto ist bereits bestätigt.',
   setup_required: 'Diese Instanz ist noch nicht eingerichtet.',
   setup_completed: 'Die Einrichtung ist bereits abgeschlossen.',
   setup_admin_exists: 'Der Site-Admin wurde bereits angelegt.',

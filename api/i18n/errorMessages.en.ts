@@ -22,6 +22,7 @@ export const errorMessagesEn: Record<ErrorCode, string> = {
   token_expired: 'This link has expired. Please request a new one.',
   cannot_modify_self: 'You cannot do this to your own account.',
   last_site_admin: 'The last site admin cannot be removed.',
+  account_already_confirmed: 'This account is confirmed already.',
   setup_required: 'This instance has not been set up yet.',
   setup_completed: 'Setup has already been completed.',
   setup_admin_exists: 'The site admin has already been created.',

@@ -1,31 +1,26 @@
 /**
- * The mailer against a real database and a real SMTP server: the outbox when SMTP is not
- * configured, delivery through the saved settings or the deploy fallback, localized
- * templates, and transport failures that never break the calling flow.
+ * The mailer against a real database and a real SMTP server: delivery through the saved
+ * settings or the deploy fallback, localized templates, transport failures that throw (so the
+ * job retries) after recording them, and a delivery record that never holds a body or link.
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { pino } from 'pino';
 import { MailOutboxEntry, Setting } from '../models/index.ts';
-import { setSetting } from '../settings/instanceSettings.ts';
+import { capturingLogger, saveSmtpRelay } from '../testing/mailRelay.ts';
 import { closedPort, decodedText, startSmtpTestServer, subjectOf, type SmtpTestServer } from '../testing/smtpTestServer.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
-import { Mailer } from './mailer.ts';
+import { MailDeliveryError, Mailer } from './mailer.ts';
 import { renderMail, type MailTemplate } from './templates.ts';
 
-const silent = pino({ level: 'silent' });
 const verify = (displayName = 'Vera'): MailTemplate => ({ kind: 'verify_email', displayName, instanceName: 'Teich', link: 'https://wiki.example.org/verify?token=abc123' });
 const reset: MailTemplate = { kind: 'reset_password', displayName: 'Rudi', instanceName: 'Teich', link: 'https://wiki.example.org/reset?token=def456' };
+const relayAt = (port: number, from = 'Teich <wiki@example.org>') => ({ host: '127.0.0.1', port, secure: false, from });
 
 describe('mailer', () => {
   let instance: TestInstance;
   let smtp: SmtpTestServer;
-
-  async function saveSmtpSettings(port: number | null): Promise<void> {
-    await instance.services.sequelize.transaction((transaction) =>
-      setSetting('smtp.settings', port === null ? null : { host: '127.0.0.1', port, secure: false, from: 'Teich <wiki@example.org>' }, { actorId: null, transaction }),
-    );
-  }
+  let log: ReturnType<typeof capturingLogger>;
+  let mailer: Mailer;
 
   before(async () => {
     instance = await startTestInstance();
@@ -34,38 +29,17 @@ describe('mailer', () => {
   beforeEach(async () => {
     smtp.messages.length = 0;
     await MailOutboxEntry.destroy({ where: {} });
-    await saveSmtpSettings(null);
+    await saveSmtpRelay(instance, null);
+    log = capturingLogger('mailer');
+    mailer = new Mailer({ fallback: null, logger: log.logger });
   });
   after(async () => {
     await smtp.close();
     await instance.close();
   });
 
-  test('without SMTP a mail is written to the outbox as not_configured', async () => {
-    await instance.services.mailer.send('vera@example.org', verify(), 'en');
-    const rows = await MailOutboxEntry.findAll();
-    assert.equal(rows.length, 1);
-    const [row] = rows;
-    assert.equal(row!.recipient, 'vera@example.org');
-    assert.equal(row!.kind, 'verify_email');
-    assert.equal(row!.status, 'not_configured');
-    assert.equal(row!.error, null);
-    assert.equal(row!.subject, 'Please confirm your e-mail address for Teich');
-    assert.match(row!.textBody, /Hello Vera,/);
-    assert.match(row!.textBody, /https:\/\/wiki\.example\.org\/verify\?token=abc123/);
-    assert.match(row!.htmlBody, /href="https:\/\/wiki\.example\.org\/verify\?token=abc123"/);
-  });
-
-  test('the outbox keeps the localized subject: de and en differ', async () => {
-    await instance.services.mailer.send('vera@example.org', verify(), 'de');
-    await instance.services.mailer.send('vera@example.org', verify(), 'en');
-    const subjects = (await MailOutboxEntry.findAll({ order: [['id', 'ASC']] })).map((row) => row.subject);
-    assert.deepEqual(subjects, ['Bitte bestätige deine E-Mail-Adresse für Teich', 'Please confirm your e-mail address for Teich']);
-  });
-
-  test('with saved SMTP settings the mail is delivered, in German for locale de', async () => {
-    await saveSmtpSettings(smtp.port);
-    await instance.services.mailer.send('rudi@example.org', reset, 'de');
+  test('deliver sends through the given relay, in German for locale de, and records only recipient, kind and status', async () => {
+    await mailer.deliver(relayAt(smtp.port), 'rudi@example.org', reset, 'de');
     assert.equal(smtp.messages.length, 1);
     const [mail] = smtp.messages;
     assert.deepEqual(mail!.to, ['rudi@example.org']);
@@ -74,54 +48,60 @@ describe('mailer', () => {
     const text = decodedText(mail!.raw);
     assert.match(text, /Hallo Rudi,/);
     assert.match(text, /https:\/\/wiki\.example\.org\/reset\?token=def456/);
-    const rows = await MailOutboxEntry.findAll();
-    assert.deepEqual(rows.map((row) => [row.recipient, row.kind, row.status]), [['rudi@example.org', 'reset_password', 'sent']]);
+    const rows = await MailOutboxEntry.findAll({ raw: true });
+    assert.deepEqual(
+      rows.map(({ recipient, kind, status, error }) => ({ recipient, kind, status, error })),
+      [{ recipient: 'rudi@example.org', kind: 'reset_password', status: 'sent', error: null }],
+    );
+    assert.deepEqual(Object.keys(rows[0]!).sort(), ['createdAt', 'error', 'id', 'kind', 'recipient', 'status'], 'the record has no body or subject column');
+    assert.doesNotMatch(log.lines.join('\n'), /def456/);
   });
 
   test('the English template is delivered for locale en', async () => {
-    await saveSmtpSettings(smtp.port);
-    await instance.services.mailer.send('rudi@example.org', reset, 'en');
-    assert.equal(smtp.messages.length, 1);
+    await mailer.deliver(relayAt(smtp.port), 'rudi@example.org', reset, 'en');
     assert.equal(subjectOf(smtp.messages[0]!.raw), 'Reset your password for Teich');
     assert.match(decodedText(smtp.messages[0]!.raw), /Hello Rudi,/);
   });
 
-  test('a transport failure does not throw: the outbox records it as failed with the error', async () => {
-    await saveSmtpSettings(await closedPort());
-    await instance.services.mailer.send('vera@example.org', verify(), 'en');
-    const rows = await MailOutboxEntry.findAll();
+  test('a transport failure throws after recording it as failed with the error, without the link', async () => {
+    await assert.rejects(mailer.deliver(relayAt(await closedPort()), 'vera@example.org', verify(), 'en'), (error: unknown) => {
+      assert.ok(error instanceof MailDeliveryError);
+      assert.match(error.message, /ECONNREFUSED/);
+      return true;
+    });
+    const rows = await MailOutboxEntry.findAll({ raw: true });
     assert.equal(rows.length, 1);
     assert.equal(rows[0]!.status, 'failed');
     assert.match(rows[0]!.error ?? '', /ECONNREFUSED/);
-    assert.match(rows[0]!.textBody, /token=abc123/, 'the body is kept so the mail can be followed up');
+    assert.doesNotMatch(JSON.stringify(rows), /abc123/);
+    assert.match(log.lines.join('\n'), /mail delivery failed/);
+    assert.doesNotMatch(log.lines.join('\n'), /abc123/);
   });
 
-  test('the deploy-level fallback is used when setup saved no SMTP settings', async () => {
-    const mailer = new Mailer({ fallback: { host: '127.0.0.1', port: smtp.port, secure: false, from: 'fallback@example.org' }, logger: silent });
-    await mailer.send('vera@example.org', verify(), 'en');
-    assert.equal(smtp.messages.length, 1);
-    assert.equal(smtp.messages[0]!.from, 'fallback@example.org');
-    assert.equal((await MailOutboxEntry.findOne())?.status, 'sent');
+  test('recordNotConfigured keeps recipient, kind and status, and logs no more', async () => {
+    await mailer.recordNotConfigured('vera@example.org', 'verify_email');
+    const rows = await MailOutboxEntry.findAll({ raw: true });
+    assert.deepEqual(rows.map(({ recipient, kind, status }) => [recipient, kind, status]), [['vera@example.org', 'verify_email', 'not_configured']]);
+    assert.equal(log.lines.length, 1);
+    assert.deepEqual(JSON.parse(log.lines[0]!).mail, { to: 'vera@example.org', kind: 'verify_email' });
   });
 
-  test('saved SMTP settings win over the deploy-level fallback', async () => {
-    const other = await startSmtpTestServer();
-    try {
-      await saveSmtpSettings(smtp.port);
-      const mailer = new Mailer({ fallback: { host: '127.0.0.1', port: other.port, secure: false, from: 'fallback@example.org' }, logger: silent });
-      await mailer.send('vera@example.org', verify(), 'en');
-      assert.equal(smtp.messages.length, 1);
-      assert.equal(other.messages.length, 0);
-    } finally {
-      await other.close();
-    }
+  test('the relay in use: none, the deploy-level fallback, then the settings saved by setup', async () => {
+    assert.equal(await mailer.smtpSettings(), null);
+    assert.equal(await mailer.isConfigured(), false);
+    const withFallback = new Mailer({ fallback: relayAt(smtp.port, 'fallback@example.org'), logger: log.logger });
+    assert.equal((await withFallback.smtpSettings())?.from, 'fallback@example.org');
+    assert.equal(await withFallback.isConfigured(), true);
+    await saveSmtpRelay(instance, smtp.port);
+    assert.equal((await withFallback.smtpSettings())?.from, 'Testteich <wiki@example.org>', 'saved settings win over the fallback');
+    assert.equal(await mailer.isConfigured(), true);
   });
 
   test('sendTestMail delivers the localized test mail and throws transport errors as they are', async () => {
-    const settings = { host: '127.0.0.1', port: smtp.port, secure: false, from: 'wiki@example.org' };
-    await instance.services.mailer.sendTestMail(settings, 'ops@example.org', 'en', 'Teich');
+    const settings = relayAt(smtp.port);
+    await mailer.sendTestMail(settings, 'ops@example.org', 'en', 'Teich');
     assert.equal(subjectOf(smtp.messages[0]!.raw), 'Test e-mail from Teich');
-    await assert.rejects(instance.services.mailer.sendTestMail({ ...settings, port: await closedPort() }, 'ops@example.org', 'en', 'Teich'), /ECONNREFUSED/);
+    await assert.rejects(mailer.sendTestMail({ ...settings, port: await closedPort() }, 'ops@example.org', 'en', 'Teich'), /ECONNREFUSED/);
     assert.equal(await MailOutboxEntry.count(), 0, 'test mails bypass the outbox');
     assert.equal(await Setting.count({ where: { key: 'smtp.settings' } }), 0);
   });

@@ -1,6 +1,10 @@
 /**
- * Sends mail through the SMTP relay saved by setup (or the deploy-level fallback). Without
- * either, the mail goes to the outbox table and the log, so every flow still works.
+ * Sends mail through the SMTP relay saved by setup (or the deploy-level fallback). Requests
+ * never call it for account mail: a job does (api/mail/accountMail.ts), so a slow or broken
+ * relay neither delays an answer nor loses a mail (the job retries).
+ *
+ * Every outcome is recorded in `mail_outbox` and the log as recipient, kind and status only:
+ * mail bodies carry verification and reset links, which must never be stored or logged.
  */
 import nodemailer from 'nodemailer';
 import type { SmtpSettings } from '../config.ts';
@@ -24,6 +28,11 @@ export function createSmtpTransport(settings: SmtpSettings) {
   });
 }
 
+/** A relay refused or dropped a mail. The message is the transport's, which never holds the body. */
+export class MailDeliveryError extends Error {
+  override name = 'MailDeliveryError';
+}
+
 export class Mailer {
   readonly #fallback: SmtpSettings | null;
   readonly #logger: Logger;
@@ -33,27 +42,40 @@ export class Mailer {
     this.#logger = options.logger;
   }
 
+  /** The relay in use: the one saved by setup, else the `SMTP_*` fallback; null means the instance sends no mail. */
   async smtpSettings(): Promise<SmtpSettings | null> {
     return (await getSetting('smtp.settings')) ?? this.#fallback;
   }
 
-  /** Delivers (or records) one mail. Never throws for transport trouble: the outbox keeps the failure. */
-  async send(to: string, template: MailTemplate, locale: Locale): Promise<void> {
+  async isConfigured(): Promise<boolean> {
+    return (await this.smtpSettings()) !== null;
+  }
+
+  /** Records a mail that was due but could not go out because no relay is configured. */
+  async recordNotConfigured(to: string, kind: MailTemplate['kind']): Promise<void> {
+    await MailOutboxEntry.create({ recipient: to, kind, status: 'not_configured', error: null });
+    this.#logger.info({ mail: { to, kind } }, 'SMTP not configured: mail not sent');
+  }
+
+  /**
+   * Delivers one mail through `settings`. Throws `MailDeliveryError` when the relay fails,
+   * after recording the failure, so the calling job can retry.
+   */
+  async deliver(settings: SmtpSettings, to: string, template: MailTemplate, locale: Locale): Promise<void> {
     const mail = renderMail(template, locale);
-    const settings = await this.smtpSettings();
-    if (!settings) {
-      await MailOutboxEntry.create({ recipient: to, subject: mail.subject, textBody: mail.text, htmlBody: mail.html, kind: template.kind, status: 'not_configured', error: null });
-      this.#logger.info({ mail: { to, kind: template.kind, subject: mail.subject, text: mail.text } }, 'SMTP not configured: mail written to the outbox');
-      return;
-    }
+    const transport = createSmtpTransport(settings);
     try {
-      await createSmtpTransport(settings).sendMail({ from: settings.from, to, subject: mail.subject, text: mail.text, html: mail.html });
-      await MailOutboxEntry.create({ recipient: to, subject: mail.subject, textBody: '', htmlBody: '', kind: template.kind, status: 'sent', error: null });
+      await transport.sendMail({ from: settings.from, to, subject: mail.subject, text: mail.text, html: mail.html });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      await MailOutboxEntry.create({ recipient: to, subject: mail.subject, textBody: mail.text, htmlBody: mail.html, kind: template.kind, status: 'failed', error: message });
-      this.#logger.error({ mail: { to, kind: template.kind }, err: message }, 'mail delivery failed');
+      await MailOutboxEntry.create({ recipient: to, kind: template.kind, status: 'failed', error: message });
+      this.#logger.warn({ mail: { to, kind: template.kind }, error: message }, 'mail delivery failed');
+      throw new MailDeliveryError(message);
+    } finally {
+      transport.close();
     }
+    await MailOutboxEntry.create({ recipient: to, kind: template.kind, status: 'sent', error: null });
+    this.#logger.info({ mail: { to, kind: template.kind } }, 'mail sent');
   }
 
   /** The live delivery test of the setup SMTP step: throws the transport error as it is. */

@@ -1,6 +1,7 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 
-export type EmailTokenPurpose = 'verify_email' | 'reset_password';
+/** `admin_reset_password`: a reset link a Site Admin created to hand over (never mailed). */
+export type EmailTokenPurpose = 'verify_email' | 'reset_password' | 'admin_reset_password';
 
 /** A single-use link token sent by mail; only its SHA-256 is stored. */
 export class EmailToken extends Model<InferAttributes<EmailToken>, InferCreationAttributes<EmailToken>> {

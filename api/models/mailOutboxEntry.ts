@@ -2,13 +2,13 @@ import { DataTypes, Model, type CreationOptional, type InferAttributes, type Inf
 
 export type MailStatus = 'sent' | 'not_configured' | 'failed';
 
-/** Every mail the instance produced, so flows work and can be followed without SMTP. */
+/**
+ * The delivery record of every mail the instance produced: who, what kind, and whether it
+ * went out. No body: bodies carry verification and reset links.
+ */
 export class MailOutboxEntry extends Model<InferAttributes<MailOutboxEntry>, InferCreationAttributes<MailOutboxEntry>> {
   declare id: CreationOptional<number>;
   declare recipient: string;
-  declare subject: string;
-  declare textBody: string;
-  declare htmlBody: string;
   declare kind: string;
   declare status: MailStatus;
   declare error: string | null;
@@ -19,9 +19,6 @@ export class MailOutboxEntry extends Model<InferAttributes<MailOutboxEntry>, Inf
       {
         id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
         recipient: { type: DataTypes.TEXT, allowNull: false },
-        subject: { type: DataTypes.TEXT, allowNull: false },
-        textBody: { type: DataTypes.TEXT, allowNull: false },
-        htmlBody: { type: DataTypes.TEXT, allowNull: false },
         kind: { type: DataTypes.TEXT, allowNull: false },
         status: { type: DataTypes.TEXT, allowNull: false },
         error: { type: DataTypes.TEXT, allowNull: true },

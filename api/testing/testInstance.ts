@@ -11,7 +11,7 @@ import { createApp } from '../app.ts';
 import { bootstrapServices } from '../bootstrap.ts';
 import { parseConfig } from '../config.ts';
 import { attachCollabProxy } from '../http/collabProxy.ts';
-import { createLogger } from '../logger.ts';
+import { createLogger, type Logger } from '../logger.ts';
 import { startAccessChangeListener } from '../policies/accessChangeListener.ts';
 import { invalidateAllPondAccess } from '../policies/pondAccessCache.ts';
 import type { AppServices } from '../services.ts';
@@ -30,6 +30,8 @@ export interface TestInstanceOptions {
   env?: Record<string, string>;
   /** False starts without BASE_URL, as a first `npm start` does (base URL defaults to localhost). */
   explicitBaseUrl?: boolean;
+  /** The API's logger, e.g. one that keeps its lines for the test to read (api/testing/mailRelay.ts). */
+  logger?: Logger;
 }
 
 export async function startTestInstance(options: TestInstanceOptions = {}): Promise<TestInstance> {
@@ -50,7 +52,7 @@ export async function startTestInstance(options: TestInstanceOptions = {}): Prom
     PASSWORD_HASH_COST: '12',
     ...options.env,
   });
-  const services = await bootstrapServices(config, database.url, createLogger(config.logLevel));
+  const services = await bootstrapServices(config, database.url, options.logger ?? createLogger(config.logLevel));
   forgetSetupCompletion();
   invalidateAllPondAccess();
   const accessChanges = startAccessChangeListener(database.url, services.logger);

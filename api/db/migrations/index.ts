@@ -7,6 +7,7 @@ import * as access from './0002-access.ts';
 import * as tree from './0003-tree.ts';
 import * as collab from './0004-collab.ts';
 import * as search from './0005-search.ts';
+import * as mailByJob from './0006-mail-by-job.ts';
 
 export interface Migration {
   name: string;
@@ -20,4 +21,5 @@ export const migrations: Migration[] = [
   { name: '0003-tree', ...tree },
   { name: '0004-collab', ...collab },
   { name: '0005-search', ...search },
+  { name: '0006-mail-by-job', ...mailByJob },
 ];
