@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Grant, Pond, Setting, User } from '../models/index.ts';
+import { AuditEntry, Grant, Pond, Setting, User } from '../models/index.ts';
 import { ADMIN, createVerifiedUser } from '../testing/fixtures.ts';
 import { closedPort, startSmtpTestServer, subjectOf, type SmtpTestServer } from '../testing/smtpTestServer.ts';
 import { TestClient } from '../testing/testClient.ts';
@@ -37,6 +37,7 @@ describe('setup pending', () => {
     assert.equal(response.body.completedAt, null);
     assert.deepEqual(response.body.steps, { admin: false, instance: false, smtp: false, registration: false });
     assert.equal(response.body.smtpConfigured, false);
+    assert.equal(response.body.smtpSkipped, false);
   });
 
   test('non-exempt routes answer 503 setup_required', async () => {
@@ -141,7 +142,7 @@ describe('later setup steps', () => {
 
   test('need a session: 401 unauthenticated', async () => {
     const anonymous = new TestClient(instance.baseUrl);
-    for (const [path, body] of [['/setup/instance', INSTANCE], ['/setup/smtp', {}], ['/setup/registration', { mode: 'open' }], ['/setup/complete', undefined]] as const) {
+    for (const [path, body] of [['/setup/instance', INSTANCE], ['/setup/smtp', {}], ['/setup/smtp/skip', undefined], ['/setup/registration', { mode: 'open' }], ['/setup/complete', undefined]] as const) {
       const response = await anonymous.post(path, body);
       assert.equal(response.status, 401, path);
       assert.equal(response.body.error.code, 'unauthenticated', path);
@@ -261,6 +262,54 @@ describe('POST /setup/smtp', () => {
   });
 });
 
+describe('POST /setup/smtp/skip', () => {
+  let instance: TestInstance;
+  let admin: TestClient;
+  let smtp: SmtpTestServer;
+
+  before(async () => {
+    instance = await startTestInstance();
+    admin = await createSetupAdmin(instance);
+    assert.equal((await admin.post('/setup/instance', INSTANCE)).status, 200);
+    smtp = await startSmtpTestServer();
+  });
+  after(async () => {
+    await smtp.close();
+    await instance.close();
+  });
+
+  test('a signed-in user who is not the setup admin gets 403 forbidden and skips nothing', async () => {
+    assert.equal((await admin.post('/setup/registration', { mode: 'open' })).status, 200);
+    const { client } = await createVerifiedUser(instance);
+    const response = await client.post('/setup/smtp/skip');
+    assert.equal(response.status, 403);
+    assert.equal(response.body.error.code, 'forbidden');
+    assert.equal((await client.get('/setup')).body.smtpSkipped, false);
+  });
+
+  test('a skipped mail step is saved: GET /setup says so to any later visit, and the skip is audited', async () => {
+    const response = await admin.post('/setup/smtp/skip');
+    assert.equal(response.status, 200, response.text);
+    assert.deepEqual(response.body, { smtpSkipped: true });
+    // A reload, or another browser of the same admin: the state comes from the server.
+    const state = (await new TestClient(instance.baseUrl).get('/setup')).body;
+    assert.equal(state.smtpSkipped, true);
+    assert.equal(state.steps.smtp, false, 'skipping saves no relay');
+    assert.equal(state.smtpConfigured, false);
+    assert.ok(await AuditEntry.findOne({ where: { action: 'setup.smtp_skipped' } }));
+  });
+
+  test('saving a relay afterwards clears the skip', async () => {
+    assert.equal((await admin.post('/setup/smtp/skip')).status, 200);
+    const saved = await admin.post('/setup/smtp', { host: '127.0.0.1', port: smtp.port, secure: false, from: 'wiki@example.org', testRecipient: 'ops@example.org' });
+    assert.equal(saved.status, 200, saved.text);
+    const state = (await admin.get('/setup')).body;
+    assert.equal(state.smtpSkipped, false);
+    assert.equal(state.steps.smtp, true);
+    assert.equal(state.smtpConfigured, true);
+  });
+});
+
 describe('completing setup', () => {
   let instance: TestInstance;
   let admin: TestClient;
@@ -287,6 +336,7 @@ describe('completing setup', () => {
     ['/setup/admin', {}],
     ['/setup/instance', INSTANCE],
     ['/setup/smtp', { host: '127.0.0.1', port: 25, secure: false, from: 'wiki@example.org', testRecipient: 'ops@example.org' }],
+    ['/setup/smtp/skip', undefined],
     ['/setup/registration', { mode: 'open' }],
     ['/setup/complete', undefined],
   ] as const;

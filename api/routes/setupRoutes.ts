@@ -1,5 +1,6 @@
 /**
- * The first-run setup wizard: admin → instance → SMTP (optional) → registration → complete.
+ * The first-run setup wizard: admin → instance → SMTP (optional: saved, or skipped with
+ * `POST /setup/smtp/skip`) → registration → complete.
  * Every step after the admin needs the setup admin's session; every step answers 410 once
  * setup is complete, and every step is audit-logged.
  */
@@ -116,12 +117,32 @@ export const setupRoutes: AnyRoute[] = [
       }
       await services.sequelize.transaction(async (transaction) => {
         await setSetting('smtp.settings', settings, { actorId: user.id, transaction });
+        await setSetting('setup.smtpSkippedAt', null, { actorId: user.id, transaction });
         await recordAudit(
           { actor: auditActorOf(user), action: 'setup.smtp_saved', details: { host: settings.host, port: settings.port, secure: settings.secure, from: settings.from, username: settings.username ?? null }, ip: req.ip },
           transaction,
         );
       });
       return { body: { smtpConfigured: true } };
+    },
+  }),
+
+  /**
+   * The admin goes on without mail. Saved, so the wizard resumes past the step after a reload
+   * (`GET /setup` → `smtpSkipped`). 200 `{ smtpSkipped: true }`; a relay saved later clears it.
+   */
+  defineRoute({
+    method: 'post',
+    path: '/setup/smtp/skip',
+    access: { kind: 'setupAdmin' },
+    setupExempt: true,
+    handler: async ({ req, actor, services }) => {
+      const user = actor.user;
+      await services.sequelize.transaction(async (transaction) => {
+        await setSetting('setup.smtpSkippedAt', new Date().toISOString(), { actorId: user.id, transaction });
+        await recordAudit({ actor: auditActorOf(user), action: 'setup.smtp_skipped', ip: req.ip }, transaction);
+      });
+      return { body: { smtpSkipped: true } };
     },
   }),
 

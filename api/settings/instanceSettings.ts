@@ -57,6 +57,8 @@ export const SETTING_DEFINITIONS = {
   'setup.adminId': define<string | null>(z.uuid().nullable(), null, false),
   'setup.instanceSavedAt': define<string | null>(z.iso.datetime().nullable(), null, false),
   'setup.registrationSavedAt': define<string | null>(z.iso.datetime().nullable(), null, false),
+  /** When the setup admin chose to go on without mail; cleared when a relay is saved. The wizard resumes past the step. */
+  'setup.smtpSkippedAt': define<string | null>(z.iso.datetime().nullable(), null, false),
   'smtp.settings': define<z.infer<typeof smtpSettingsSchema> | null>(smtpSettingsSchema.nullable(), null, false),
 } as const;
 

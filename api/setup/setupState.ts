@@ -31,8 +31,12 @@ export async function isSetupAdmin(userId: string): Promise<boolean> {
 export interface SetupStateView {
   completed: boolean;
   completedAt: string | null;
+  /** Which steps were saved. `smtp` means a relay was saved; a skipped step shows in `smtpSkipped`. */
   steps: { admin: boolean; instance: boolean; smtp: boolean; registration: boolean };
+  /** The instance can send mail: a relay saved here, or the `SMTP_*` fallback. */
   smtpConfigured: boolean;
+  /** The setup admin went on without saving a relay (kept across reloads and devices). */
+  smtpSkipped: boolean;
   instance: { name: string | null; baseUrl: string | null; defaultLocale: 'de' | 'en' };
   registrationMode: 'open' | 'closed';
 }
@@ -52,6 +56,7 @@ export async function readSetupState(smtpFallbackConfigured: boolean): Promise<S
       registration: settings['setup.registrationSavedAt'] !== null,
     },
     smtpConfigured: settings['smtp.settings'] !== null || smtpFallbackConfigured,
+    smtpSkipped: settings['smtp.settings'] === null && settings['setup.smtpSkippedAt'] !== null,
     instance: {
       name: instanceSaved ? settings['instance.name'] : null,
       baseUrl: settings['instance.baseUrl'],

@@ -43,6 +43,8 @@ export interface SetupStateView {
   completedAt: string | null;
   steps: SetupStepsView;
   smtpConfigured: boolean;
+  /** The setup admin went on without a mail relay (`POST /setup/smtp/skip`). */
+  smtpSkipped: boolean;
   instance: InstanceView;
   registrationMode: RegistrationMode;
 }
