@@ -8,7 +8,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Page } from '../models/index.ts';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
 import { presentPage, type PageView } from '../presenters/pagePresenter.ts';
-import type { PageCursor } from './pageCursor.ts';
+import { encodePageCursor, type PageCursor } from './pageCursor.ts';
 import { collectReadable, liveReadability } from './readableBatches.ts';
 
 export const DEFAULT_FAVORITE_LIST_LIMIT = 100;
@@ -107,13 +107,13 @@ function toView(row: FavoriteRow, pondId: string, parentReadable: boolean): Favo
 export async function listFavorites(sequelize: Sequelize, access: SubjectAccess, userId: string, options: FavoriteListingOptions = {}): Promise<FavoriteListing> {
   const pondId = access.data.pondId;
   const readable = liveReadability(access);
-  const { rows, nextCursor } = await collectReadable({
+  const { items: rows, nextKey } = await collectReadable({
     limit: options.limit ?? DEFAULT_FAVORITE_LIST_LIMIT,
     after: options.cursor ?? null,
     fetch: (after, limit) => fetchBatch(sequelize, { userId, pondId, after, limit }),
     keyOf: (row) => ({ createdKey: row.favorited_utc, id: row.page_id }),
-    keep: (row) => readable(row.page_id),
+    keep: (row) => (readable(row.page_id) ? row : null),
     maxBatch: MAX_BATCH,
   });
-  return { items: rows.map((row) => toView(row, pondId, row.parent_id !== null && readable(row.parent_id))), nextCursor };
+  return { items: rows.map((row) => toView(row, pondId, row.parent_id !== null && readable(row.parent_id))), nextCursor: nextKey ? encodePageCursor(nextKey) : null };
 }

@@ -10,11 +10,12 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { z } from 'zod';
 import { isUuid, type SubjectAccess } from '../policies/accessPolicy.ts';
 import { presentReferrer, type LinkGraphView, type PhantomLinkView, type ReferrerFields, type ReferrerView } from '../presenters/linkPresenter.ts';
-import { liveReadability } from './readableBatches.ts';
+import { presentPageReference } from '../presenters/pagePresenter.ts';
+import { collectReadable, liveReadability } from './readableBatches.ts';
 
 export const DEFAULT_LINK_LIST_LIMIT = 100;
 export const MAX_LINK_LIST_LIMIT = 500;
-// Later batches double while many rows are unreadable, up to this many per query.
+// Later batches grow while many rows are unreadable, up to this many per query.
 const MAX_BATCH = 2_000;
 
 export interface LinkListing<T> {
@@ -64,38 +65,6 @@ export const backlinkCursorField = cursorField<BacklinkCursor>((decoded) => {
 /** The phantom list continues after this (lowercase) target slug. */
 export const phantomCursorField = cursorField<string>((decoded) => (typeof decoded === 'string' && decoded !== '' ? decoded : null));
 
-interface CollectOptions<Row, Kept, Key> {
-  limit: number;
-  after: Key | null;
-  /** Rows after `after` in key order, at most `size`. */
-  fetch: (after: Key | null, size: number) => Promise<Row[]>;
-  keyOf: (row: Row) => Key;
-  /** The row as handed out, or null when nothing of it is readable. */
-  keep: (row: Row) => Kept | null;
-}
-
-/** Up to `limit` kept rows and the key of the last one when another kept row follows. */
-async function collectKept<Row, Kept, Key>(options: CollectOptions<Row, Kept, Key>): Promise<{ kept: Kept[]; nextKey: Key | null }> {
-  const kept: Kept[] = [];
-  let lastKey: Key | null = null;
-  let after = options.after;
-  // One row more than asked tells whether another page of results exists.
-  let size = options.limit + 1;
-  for (;;) {
-    const rows = await options.fetch(after, size);
-    for (const row of rows) {
-      const item = options.keep(row);
-      if (item === null) continue;
-      if (kept.length === options.limit) return { kept, nextKey: lastKey };
-      kept.push(item);
-      lastKey = options.keyOf(row);
-    }
-    if (rows.length < size) return { kept, nextKey: null };
-    after = options.keyOf(rows.at(-1)!);
-    size = Math.min(size * 2, Math.max(MAX_BATCH, options.limit + 1));
-  }
-}
-
 /**
  * The live pages linking to `pageId` that the subject may read, by title, each with the
  * snippet around its link. A page linking to itself is its own backlink.
@@ -107,9 +76,10 @@ export async function listBacklinks(
   options: { limit?: number; cursor?: BacklinkCursor | null } = {},
 ): Promise<LinkListing<ReferrerView>> {
   const readable = liveReadability(access);
-  const { kept, nextKey } = await collectKept({
+  const { items, nextKey } = await collectReadable({
     limit: options.limit ?? DEFAULT_LINK_LIST_LIMIT,
     after: options.cursor ?? null,
+    maxBatch: MAX_BATCH,
     fetch: (after, size) =>
       sequelize.query<ReferrerFields>(
         // A source linking twice in different letter case is listed once.
@@ -127,7 +97,7 @@ export async function listBacklinks(
     keyOf: (row): BacklinkCursor => ({ title: row.title, id: row.id }),
     keep: (row) => (readable(row.id) ? presentReferrer(row) : null),
   });
-  return { items: kept, nextCursor: nextKey ? encodeCursor([nextKey.title, nextKey.id]) : null };
+  return { items, nextCursor: nextKey ? encodeCursor([nextKey.title, nextKey.id]) : null };
 }
 
 interface PhantomRow extends ReferrerFields {
@@ -175,9 +145,10 @@ export async function listPhantomLinks(
   options: { limit?: number; cursor?: string | null } = {},
 ): Promise<LinkListing<PhantomLinkView>> {
   const readable = liveReadability(access);
-  const { kept, nextKey } = await collectKept({
+  const { items, nextKey } = await collectReadable({
     limit: options.limit ?? DEFAULT_LINK_LIST_LIMIT,
     after: options.cursor ?? null,
+    maxBatch: MAX_BATCH,
     fetch: (after, size) => fetchPhantomGroups(sequelize, access.data.pondId, after, size),
     keyOf: (group) => group.targetSlug,
     keep: (group): PhantomLinkView | null => {
@@ -185,7 +156,7 @@ export async function listPhantomLinks(
       return referrers.length === 0 ? null : { targetSlug: group.targetSlug, referrers: referrers.map(presentReferrer) };
     },
   });
-  return { items: kept, nextCursor: nextKey === null ? null : encodeCursor(nextKey) };
+  return { items, nextCursor: nextKey === null ? null : encodeCursor(nextKey) };
 }
 
 /**
@@ -216,7 +187,7 @@ export async function loadLinkGraph(sequelize: Sequelize, access: SubjectAccess)
   for (const page of pages) {
     if (!readable(page.id)) continue;
     visible.add(page.id);
-    nodes.push({ id: page.id, title: page.title, slug: page.slug, labelIds: [...(access.data.pageLabels.get(page.id) ?? [])].sort() });
+    nodes.push({ ...presentPageReference(page), labelIds: [...(access.data.pageLabels.get(page.id) ?? [])].sort() });
   }
   return {
     nodes,

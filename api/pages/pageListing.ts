@@ -6,8 +6,8 @@
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
-import type { PageView } from '../presenters/pagePresenter.ts';
-import { isoFromUtcText, type PageCursor } from './pageCursor.ts';
+import { presentPage, type PageView } from '../presenters/pagePresenter.ts';
+import { encodePageCursor, isoFromUtcText, type PageCursor } from './pageCursor.ts';
 import { collectReadable, liveReadability } from './readableBatches.ts';
 
 export const DEFAULT_PAGE_LIST_LIMIT = 500;
@@ -99,14 +99,14 @@ async function fetchBatch(sequelize: Sequelize, query: BatchQuery): Promise<Page
   );
 }
 
-/** The same view `presentPage` builds from a model, from a listing row (always a live page). */
+/** A listing row (always a live page) through the page presenter. */
 function toView(row: PageRow, pondId: string, parentReadable: boolean): PageView {
-  return {
+  const page = {
     id: row.id,
     pondId,
     slug: row.slug,
     title: row.title,
-    parentId: parentReadable ? row.parent_id : null,
+    parentId: row.parent_id,
     position: row.position,
     trashedAt: null,
     createdAt: isoFromUtcText(row.created_utc),
@@ -114,6 +114,7 @@ function toView(row: PageRow, pondId: string, parentReadable: boolean): PageView
     createdBy: row.created_by,
     updatedBy: row.updated_by,
   };
+  return presentPage(page, parentReadable);
 }
 
 /**
@@ -127,17 +128,20 @@ export async function listVisiblePages(sequelize: Sequelize, access: SubjectAcce
   const createdSince = options.createdSince ? asTimestamp(options.createdSince) : null;
   const updatedSince = options.updatedSince ? asTimestamp(options.updatedSince) : null;
   const shareKey = `${pondId}|${access.subject.userId ?? 'anonymous'}`;
-  const { rows, nextCursor, keptShare } = await collectReadable({
+  const { items: rows, nextKey, keptShare } = await collectReadable({
     limit: options.limit ?? DEFAULT_PAGE_LIST_LIMIT,
     after: options.cursor ?? null,
     fetch: (after, limit) => fetchBatch(sequelize, { pondId, createdSince, updatedSince, after, limit }),
     keyOf: (row) => ({ createdKey: row.created_utc, id: row.id }),
-    keep: (row) => readable(row.id),
+    keep: (row) => (readable(row.id) ? row : null),
     maxBatch: MAX_BATCH,
     expectedShare: keptShares.get(shareKey),
   });
   rememberShare(shareKey, keptShare);
-  return { items: rows.map((row) => toView(row, pondId, row.parent_id !== null && readable(row.parent_id))), nextCursor };
+  return {
+    items: rows.map((row) => toView(row, pondId, row.parent_id !== null && readable(row.parent_id))),
+    nextCursor: nextKey ? encodePageCursor(nextKey) : null,
+  };
 }
 
 /** The same query over every live page of the pond, unfiltered: the benchmark's baseline. */

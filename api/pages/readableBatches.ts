@@ -1,27 +1,28 @@
 /**
  * Keyset pagination over rows filtered in memory by the caller's access: fetch a batch, keep
- * the readable rows, and fetch more until `limit` rows are kept. Used by the page list and
- * the favorites list, which both page by (timestamp, id).
+ * what the caller may read, and fetch more until `limit` items are kept. The one loop behind
+ * every such list (pages, favorites, backlinks, phantom links); each names its own key.
  */
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
-import { encodePageCursor, type PageCursor } from './pageCursor.ts';
 
-export interface ReadableBatchesOptions<Row> {
+export interface ReadableBatchesOptions<Row, Key, Item> {
   limit: number;
-  after: PageCursor | null;
-  /** Rows after `after` in key order, at most `limit` (null: no limit). */
-  fetch: (after: PageCursor | null, limit: number) => Promise<Row[]>;
-  keyOf: (row: Row) => PageCursor;
-  keep: (row: Row) => boolean;
+  after: Key | null;
+  /** Rows after `after` in key order, at most `size`. */
+  fetch: (after: Key | null, size: number) => Promise<Row[]>;
+  keyOf: (row: Row) => Key;
+  /** The row as handed out, or null when the caller may read none of it. */
+  keep: (row: Row) => Item | null;
   /** Most rows one query may fetch. */
   maxBatch: number;
   /** The share of rows kept by an earlier listing of the same caller, to size the first batch. */
   expectedShare?: number | undefined;
 }
 
-export interface ReadableBatch<Row> {
-  rows: Row[];
-  nextCursor: string | null;
+export interface ReadableBatch<Item, Key> {
+  items: Item[];
+  /** The key of the last item handed out when another kept item follows, else null. */
+  nextKey: Key | null;
   /** Kept rows ÷ fetched rows (1 when nothing was fetched). */
   keptShare: number;
 }
@@ -31,11 +32,12 @@ function batchFor(wanted: number, share: number, maxBatch: number): number {
   return Math.min(Math.ceil((wanted / Math.max(share, 0.01)) * 1.25) + 8, Math.max(maxBatch, wanted));
 }
 
-/** Up to `limit` kept rows and the cursor after the last of them when more may follow. */
-export async function collectReadable<Row>(options: ReadableBatchesOptions<Row>): Promise<ReadableBatch<Row>> {
+/** Up to `limit` kept items and the key after which the next page starts. */
+export async function collectReadable<Row, Key, Item>(options: ReadableBatchesOptions<Row, Key, Item>): Promise<ReadableBatch<Item, Key>> {
   const { limit } = options;
   if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
-  const kept: Row[] = [];
+  const items: Item[] = [];
+  let lastKey: Key | null = null;
   let after = options.after;
   // One row more than asked tells whether another page of results exists.
   let batchSize = options.expectedShare === undefined || options.expectedShare >= 1 ? limit + 1 : batchFor(limit + 1, options.expectedShare, options.maxBatch);
@@ -45,17 +47,19 @@ export async function collectReadable<Row>(options: ReadableBatchesOptions<Row>)
     const rows = await options.fetch(after, batchSize);
     for (const row of rows) {
       seenCount += 1;
-      if (!options.keep(row)) continue;
+      const item = options.keep(row);
+      if (item === null) continue;
       keptCount += 1;
-      if (kept.length === limit) return { rows: kept, nextCursor: encodePageCursor(options.keyOf(kept.at(-1)!)), keptShare: keptCount / seenCount };
-      kept.push(row);
+      if (items.length === limit) return { items, nextKey: lastKey, keptShare: keptCount / seenCount };
+      items.push(item);
+      lastKey = options.keyOf(row);
     }
     const last = rows.at(-1);
-    if (rows.length < batchSize || !last) return { rows: kept, nextCursor: null, keptShare: seenCount === 0 ? 1 : keptCount / seenCount };
+    if (rows.length < batchSize || last === undefined) return { items, nextKey: null, keptShare: seenCount === 0 ? 1 : keptCount / seenCount };
     after = options.keyOf(last);
     // Size the next batch from the share of rows kept so far, not by doubling: doubling read
     // ~3 rows per row handed out when a tenth of the pond is hidden.
-    batchSize = batchFor(limit + 1 - kept.length, keptCount / seenCount, options.maxBatch);
+    batchSize = batchFor(limit + 1 - items.length, keptCount / seenCount, options.maxBatch);
   }
 }
 

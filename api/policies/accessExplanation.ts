@@ -8,6 +8,7 @@ import { ApiError, notFound } from '../http/apiError.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { Grant, Page, User, type Pond } from '../models/index.ts';
 import { pseudoSubjectName, presentVerdict, type VerdictView } from '../presenters/grantPresenter.ts';
+import { presentPageReference } from '../presenters/pagePresenter.ts';
 import { ANONYMOUS, SubjectAccess, type AccessSubject, type PageState, type PondAccessData, type Verdict } from './grantResolution.ts';
 import { isUuid } from './accessPolicy.ts';
 import { describeGrants } from './accessRuleNames.ts';
@@ -78,7 +79,7 @@ export async function explainEffectivePermissions(
       id: user?.id ?? null,
       displayName: user ? user.displayName : pseudoSubjectName(query.subjectType as 'signed-in' | 'public', language),
     },
-    page: page ? { id: page.id, title: page.title, slug: page.slug, trashed: page.trashedAt !== null } : null,
+    page: page ? { ...presentPageReference(page), trashed: page.trashedAt !== null } : null,
     read: presentVerdict(verdicts.read, rules),
     write: presentVerdict(verdicts.write, rules),
     admin: verdicts.admin,

@@ -1,17 +1,12 @@
 /**
- * The JSON views of wikilinks: a page named by a link (id, title, slug only: enough to show
- * and open it), a referrer with the plain-text snippet around its link, and the pond's graph.
+ * The JSON views of wikilinks: a referrer (the page as a reference) with the plain-text
+ * snippet around its link, and the pond's graph.
  */
-
-export interface LinkedPageView {
-  id: string;
-  title: string;
-  slug: string;
-}
+import { presentPageReference, type PageReferenceView } from './pagePresenter.ts';
 
 /** A page that links somewhere, with the text around its link. */
 export interface ReferrerView {
-  page: LinkedPageView;
+  page: PageReferenceView;
   snippet: string;
 }
 
@@ -22,7 +17,7 @@ export interface PhantomLinkView {
 }
 
 export interface LinkGraphView {
-  nodes: (LinkedPageView & { labelIds: string[] })[];
+  nodes: (PageReferenceView & { labelIds: string[] })[];
   edges: { source: string; target: string }[];
   phantoms: { targetSlug: string; referrerIds: string[] }[];
 }
@@ -34,10 +29,6 @@ export interface ReferrerFields {
   snippet: string;
 }
 
-export function presentLinkedPage(page: LinkedPageView): LinkedPageView {
-  return { id: page.id, title: page.title, slug: page.slug };
-}
-
 export function presentReferrer(row: ReferrerFields): ReferrerView {
-  return { page: presentLinkedPage(row), snippet: row.snippet };
+  return { page: presentPageReference(row), snippet: row.snippet };
 }

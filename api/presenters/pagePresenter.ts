@@ -25,9 +25,35 @@ export interface PageDetailView extends PageView {
   pond: { id: string; slug: string; name: string };
 }
 
-/** The fields a view is built from: a `Page` model or a row of the page listing. */
-export type PageFields = Pick<Page, 'id' | 'pondId' | 'slug' | 'title' | 'parentId' | 'position' | 'trashedAt' | 'createdAt' | 'updatedAt' | 'createdBy' | 'updatedBy'>;
+/** A page as something else names it (a link, a graph node, a search hit): enough to show and open it. */
+export interface PageReferenceView {
+  id: string;
+  title: string;
+  slug: string;
+}
 
+export function presentPageReference(page: PageReferenceView): PageReferenceView {
+  return { id: page.id, title: page.title, slug: page.slug };
+}
+
+/**
+ * A timestamp as a `Date`, or already as ISO 8601 text: hot listings read timestamps as text
+ * (parsing thousands of them into Dates cost half the listing's time).
+ */
+type Timestamp = Date | string;
+
+/** The fields a view is built from: a `Page` model or a row of a raw listing query. */
+export interface PageFields extends Pick<Page, 'id' | 'pondId' | 'slug' | 'title' | 'parentId' | 'position' | 'createdBy' | 'updatedBy'> {
+  trashedAt: Timestamp | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+function isoOf(timestamp: Timestamp): string {
+  return typeof timestamp === 'string' ? timestamp : timestamp.toISOString();
+}
+
+/** The one place a page's JSON view is built. */
 export function presentPage(page: PageFields, parentReadable: boolean): PageView {
   return {
     id: page.id,
@@ -36,9 +62,9 @@ export function presentPage(page: PageFields, parentReadable: boolean): PageView
     title: page.title,
     parentId: parentReadable ? page.parentId : null,
     position: page.position,
-    trashedAt: page.trashedAt ? page.trashedAt.toISOString() : null,
-    createdAt: page.createdAt.toISOString(),
-    updatedAt: page.updatedAt.toISOString(),
+    trashedAt: page.trashedAt ? isoOf(page.trashedAt) : null,
+    createdAt: isoOf(page.createdAt),
+    updatedAt: isoOf(page.updatedAt),
     createdBy: page.createdBy,
     updatedBy: page.updatedBy,
   };

@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import type { ClientBase } from 'pg';
 import type { Sequelize, Transaction } from 'sequelize';
 import { transactionClient } from '../documents/documentLog.ts';
+import { presentPageReference } from '../presenters/pagePresenter.ts';
 import { decodeSearchCursor, encodeSearchCursor } from './searchCursor.ts';
 import type { SearchEngine, SearchHit, SearchRequest, SearchResult } from './searchEngine.ts';
 import { parseSearchQuery, type ParsedSearchQuery } from './searchQuery.ts';
@@ -134,7 +135,7 @@ export async function searchPages(sequelize: Sequelize, request: SearchRequest, 
       if (!row) return [];
       const pond = { id: row.pond_id, slug: row.pond_slug, name: row.pond_name };
       const snippet = row.snippet.replace(/\s+/g, ' ').trim();
-      return [{ id: row.id, title: row.title, slug: row.slug, pond, labels: row.labels, snippet, match: candidate.tier === 2 ? 'substring' : 'fulltext' }];
+      return [{ ...presentPageReference(row), pond, labels: row.labels, snippet, match: candidate.tier === 2 ? 'substring' : 'fulltext' }];
     });
     const last = page.at(-1)!;
     return { items, nextCursor: candidates.length > request.limit ? encodeSearchCursor({ tier: last.tier, rank: last.rank, id: last.id }) : null };
