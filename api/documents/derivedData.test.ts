@@ -11,6 +11,7 @@ import { QueryTypes } from 'sequelize';
 import { documentToHtml, documentToMarkdown, extract, markdownToDocument, type DocumentJson } from '../../content-pipeline/index.ts';
 import { Page } from '../models/index.ts';
 import { seedLabel, seedPage, seedPageLabels, seedSharedPond } from '../testing/accessFixtures.ts';
+import { waitFor } from '../testing/polling.ts';
 import { usePondCast } from '../testing/pondTestSetup.ts';
 import { reindexPages, SEARCH_BODY_MAX_CHARS } from '../search/pageSearchIndex.ts';
 import { PAGE_MENTIONS_CHANGED_CHANNEL, saveDerivedData } from './derivedData.ts';
@@ -58,8 +59,7 @@ function savingTests(cast: ReturnType<typeof usePondCast>): void {
 
   /** Waits for the commit's notification to arrive (NOTIFY is asynchronous to the client). */
   async function settledNotifications(count: number): Promise<unknown[]> {
-    const deadline = Date.now() + 3000;
-    while (notifications.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor(() => notifications.length >= count, 3000, `${count} notifications`);
     // A little longer, so an unexpected extra notification would be seen as well.
     await new Promise((resolve) => setTimeout(resolve, 100));
     return notifications;

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { completeSetup, createVerifiedUser, resetRateLimits } from '../testing/fixtures.ts';
 import { seedPage, seedSharedPond } from '../testing/accessFixtures.ts';
 import type { TestClient } from '../testing/testClient.ts';
+import { waitFor } from '../testing/polling.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 import { startAccessChangeListener, type AccessChangeListener } from './accessChangeListener.ts';
 import { ACCESS_CHANNEL } from './pondAccessCache.ts';
@@ -55,11 +56,7 @@ describe('pond_access_changed', () => {
 
   /** Waits until a notification for the pond arrives (or fails after 3 s). */
   async function expectNotification(what: string): Promise<void> {
-    const deadline = Date.now() + 3000;
-    while (!received.includes(pondId)) {
-      if (Date.now() > deadline) assert.fail(`no ${ACCESS_CHANNEL} for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitFor(() => received.includes(pondId), 3000, `${ACCESS_CHANNEL} for ${what}`);
   }
 
   async function expectSilence(what: string): Promise<void> {
@@ -115,8 +112,7 @@ describe('pond_access_changed', () => {
     received = [];
     assert.equal((await owner.post(`/ponds/${pondId}/restore`)).status, 200);
     await expectNotification('pond restored');
-    const deadline = Date.now() + 3000;
-    while (secondListenerSaw.filter((id) => id === pondId).length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(() => secondListenerSaw.filter((id) => id === pondId).length >= 2, 3000, 'the second listener to see both changes');
     assert.equal(secondListenerSaw.filter((id) => id === pondId).length, 2);
   });
 });

@@ -18,6 +18,7 @@ import { createVersion } from '../documents/versions.ts';
 import { User, type Pond } from '../models/index.ts';
 import { seedGrant, seedPage } from '../testing/accessFixtures.ts';
 import { assertError, assertFieldError, MISSING_UUID, usePondCast, type SignedIn } from '../testing/pondTestSetup.ts';
+import { waitFor } from '../testing/polling.ts';
 import type { TestClient, TestResponse } from '../testing/testClient.ts';
 
 const VERSION_VIEW_KEYS = ['contributors', 'createdAt', 'createdBy', 'id', 'label', 'pageId', 'trigger'];
@@ -257,8 +258,7 @@ describe('page versions', () => {
         response = await cast.editor.client.post(`/versions/${v1.id}/restore`);
         assert.equal(response.status, 200, response.text);
         // Notifications reach the listener asynchronously, after the commit.
-        const deadline = Date.now() + 5000;
-        while (notified.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+        await waitFor(() => notified.length > 0, 5000, 'page_updates_appended');
       } finally {
         await listener.end();
       }

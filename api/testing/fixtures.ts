@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { QueryTypes } from 'sequelize';
 import { User } from '../models/index.ts';
+import { waitFor } from './polling.ts';
 import { TestClient } from './testClient.ts';
 import type { TestInstance } from './testInstance.ts';
 
@@ -32,15 +33,14 @@ export async function resetRateLimits(instance: TestInstance): Promise<void> {
  * request is parked behind a lock the test holds, to make a race deterministic.
  */
 export async function waitForLockWaiter(instance: TestInstance): Promise<void> {
-  for (let attempt = 0; attempt < 500; attempt += 1) {
+  const lockWaiters = async () => {
     const [row] = await instance.services.sequelize.query<{ waiting: number }>(
       `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
       { type: QueryTypes.SELECT },
     );
-    if (row && row.waiting > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  assert.fail('no request ever waited for the lock');
+    return (row?.waiting ?? 0) > 0;
+  };
+  await waitFor(lockWaiters, 10_000, 'a request to wait for the lock');
 }
 
 let counter = 0;
