@@ -7,12 +7,11 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { uniqueViolationError } from '../db/uniqueViolations.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
-import type { Locale } from '../i18n/locale.ts';
 import { Grant, Pond } from '../models/index.ts';
 import { membershipGrant } from '../policies/membership.ts';
 import { announceAccessChange } from '../policies/pondAccessCache.ts';
 import { FONT_SLOTS, withFontDefaults, type FontSlot } from '../ponds/fontCatalog.ts';
-import { mergePondSettings, parsePondSettingsPatch, POND_SETTING_KEYS, withSettingDefaults } from '../ponds/pondSettings.ts';
+import { mergePondSettings, POND_SETTING_KEYS, withSettingDefaults, type PondSettingsPatch } from '../ponds/pondSettings.ts';
 import { RESERVED_POND_SLUGS } from '../ponds/reservedSlugs.ts';
 import { firstFreeSlug, slugify, SLUG_MAX_LENGTH } from '../ponds/slugs.ts';
 import { clearPondSearchVectors, reindexLivePondPages } from '../search/pageSearchIndex.ts';
@@ -90,8 +89,8 @@ export interface UpdatePondInput {
   slug?: string | undefined;
   /** A catalog id sets the slot, null resets it to the default. */
   fonts?: Partial<Record<FontSlot, string | null>> | undefined;
-  /** Raw; validated here (unknown keys and bad values are named). */
-  settings?: Record<string, unknown> | undefined;
+  /** Validated by the route's schema (`pondSettingsPatchSchema`). */
+  settings?: PondSettingsPatch | undefined;
 }
 
 interface Change {
@@ -120,8 +119,8 @@ function mergeFonts(stored: Readonly<Record<string, unknown>>, patch: NonNullabl
  * audit entry lists every effective change as `{ from, to }`; a PATCH that changes nothing
  * writes nothing.
  */
-export async function updatePond(sequelize: Sequelize, pondId: string, input: UpdatePondInput, actor: PondActor, locale: () => Promise<Locale>): Promise<Pond> {
-  const settingsPatch = input.settings ? await parsePondSettingsPatch(input.settings, locale) : null;
+export async function updatePond(sequelize: Sequelize, pondId: string, input: UpdatePondInput, actor: PondActor): Promise<Pond> {
+  const settingsPatch = input.settings ?? null;
   return withSlugConflictAs409(
     () => input.slug,
     () =>

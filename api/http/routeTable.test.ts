@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import express from 'express';
 import { sessionCookieAuthentication } from '../auth/authenticateRequest.ts';
@@ -48,4 +49,18 @@ test('every route on a pond, page or label id is guarded by the policy for that 
     if (!match) continue;
     assert.equal(route.access.kind, guardedBy[match[1]!], `${route.method.toUpperCase()} ${route.path} must use the ${guardedBy[match[1]!]} access rule`);
   }
+});
+
+test('no route parses a body itself: every body goes through the route\'s `body` schema', () => {
+  const routesDir = new URL('../routes/', import.meta.url);
+  const sources = readdirSync(routesDir).filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'));
+  assert.ok(sources.length > 10);
+  for (const name of sources) {
+    const source = readFileSync(new URL(name, routesDir), 'utf8');
+    for (const pattern of [/\breq\.body\b/, /\.safeParse\(/, /\.parse\(/, /JSON\.parse\(/]) {
+      assert.doesNotMatch(source, pattern, `api/routes/${name} parses a request body outside its schema`);
+    }
+  }
+  const settingsPatch = internalApiRoutes.find((route) => route.method === 'patch' && route.path === '/admin/settings');
+  assert.ok(settingsPatch?.body, 'PATCH /admin/settings declares its body schema');
 });

@@ -4,10 +4,7 @@
  * never chose otherwise. A PATCH merges key by key, and `null` resets a key to its default.
  */
 import { z } from 'zod';
-import { ApiError } from '../http/apiError.ts';
-import type { FieldProblem } from '../http/validation.ts';
-import { zodErrorMap } from '../i18n/fieldMessages.ts';
-import type { Locale } from '../i18n/locale.ts';
+import { settingsPatchSchema } from '../settings/settingsPatch.ts';
 
 export const POND_SETTING_SCHEMAS = {
   /** Who may write comments: readers and up, or editors and up. */
@@ -32,10 +29,6 @@ export const POND_SETTING_DEFAULTS: Readonly<PondSettings> = Object.freeze({
 
 export const POND_SETTING_KEYS = Object.keys(POND_SETTING_SCHEMAS) as PondSettingKey[];
 
-function isPondSettingKey(key: string): key is PondSettingKey {
-  return Object.hasOwn(POND_SETTING_SCHEMAS, key);
-}
-
 /** Every known key, stored value or default. A stored value that no longer validates counts as unset. */
 export function withSettingDefaults(stored: Readonly<Record<string, unknown>>): PondSettings {
   const settings: Record<string, unknown> = { ...POND_SETTING_DEFAULTS };
@@ -47,36 +40,10 @@ export function withSettingDefaults(stored: Readonly<Record<string, unknown>>): 
 }
 
 /**
- * Validates the `settings` object of a PATCH. An unknown key → 400 `unknown_setting` with
- * every such key in `details.keys`; a bad value → 400 `validation_failed` naming `settings.<key>`.
+ * The `settings` object of a PATCH. An unknown key → 400 `unknown_setting` with every such
+ * key in `details.keys`; a bad value → 400 `validation_failed` naming `settings.<key>`.
  */
-export async function parsePondSettingsPatch(patch: Readonly<Record<string, unknown>>, locale: () => Promise<Locale>): Promise<PondSettingsPatch> {
-  const unknownKeys = Object.keys(patch).filter((key) => !isPondSettingKey(key));
-  if (unknownKeys.length > 0) throw new ApiError('unknown_setting', 400, { keys: unknownKeys });
-  const parsed: Record<string, unknown> = {};
-  const failed: PondSettingKey[] = [];
-  for (const [key, value] of Object.entries(patch) as [PondSettingKey, unknown][]) {
-    if (value === null) {
-      parsed[key] = null;
-      continue;
-    }
-    const result = POND_SETTING_SCHEMAS[key].safeParse(value);
-    if (result.success) parsed[key] = result.data;
-    else failed.push(key);
-  }
-  if (failed.length > 0) {
-    const language = await locale();
-    const fields: FieldProblem[] = [];
-    for (const key of failed) {
-      const result = POND_SETTING_SCHEMAS[key].safeParse(patch[key], { error: zodErrorMap(language) });
-      for (const issue of result.error?.issues ?? []) {
-        fields.push({ path: ['settings', key, ...issue.path.map(String)].join('.'), code: issue.code, message: issue.message });
-      }
-    }
-    throw new ApiError('validation_failed', 400, { fields });
-  }
-  return parsed as PondSettingsPatch;
-}
+export const pondSettingsPatchSchema: z.ZodType<PondSettingsPatch> = settingsPatchSchema(POND_SETTING_SCHEMAS);
 
 /** The stored object after a PATCH: set keys replaced, `null` keys removed, the rest kept. */
 export function mergePondSettings(stored: Readonly<Record<string, unknown>>, patch: PondSettingsPatch): Record<string, unknown> {

@@ -1,7 +1,7 @@
 /** Instance settings for the Site Admin, under dotted keys. */
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
-import { getAllSettings, parseSettingsPatch, setSetting, type SettingKey } from '../settings/instanceSettings.ts';
+import { getAllSettings, setSetting, settingsPatchBody, type SettingKey } from '../settings/instanceSettings.ts';
 
 /** The SMTP password never leaves the server. */
 async function presentSettings() {
@@ -26,9 +26,9 @@ export const adminSettingsRoutes: AnyRoute[] = [
     method: 'patch',
     path: '/admin/settings',
     access: { kind: 'siteAdmin' },
-    handler: async ({ req, actor, services }) => {
-      const changes = parseSettingsPatch(req.body);
-      const user = actor!.user;
+    body: settingsPatchBody,
+    handler: async ({ req, actor, body: changes, services }) => {
+      const user = actor.user;
       await services.sequelize.transaction(async (transaction) => {
         for (const [key, value] of Object.entries(changes)) {
           await setSetting(key as SettingKey, value as never, { actorId: user.id, transaction });

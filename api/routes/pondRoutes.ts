@@ -12,6 +12,7 @@ import { User, type Pond } from '../models/index.ts';
 import { listMemberPonds, subjectAccessTo, type AccessSubject, type SubjectAccess } from '../policies/accessPolicy.ts';
 import { ownPondRole } from '../policies/membership.ts';
 import { FONT_CATALOG, fontIdSchema } from '../ponds/fontCatalog.ts';
+import { pondSettingsPatchSchema } from '../ponds/pondSettings.ts';
 import { pondSlugSchema } from '../ponds/reservedSlugs.ts';
 import { presentPond, presentPondSummary, type PondViewer } from '../presenters/pondPresenter.ts';
 
@@ -30,8 +31,7 @@ const updatePondBody = z
         code: fontIdSchema('code').nullable().optional(),
       })
       .optional(),
-    // Keys and values are checked by `parsePondSettingsPatch`, which names unknown keys separately.
-    settings: z.record(z.string(), z.unknown()).optional(),
+    settings: pondSettingsPatchSchema.optional(),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), { error: 'Change at least one of name, slug, fonts, settings.' });
 
@@ -91,8 +91,8 @@ export const pondRoutes: AnyRoute[] = [
     path: '/ponds/:id',
     access: { kind: 'pond', capability: 'admin' },
     body: updatePondBody,
-    handler: async ({ req, actor, body, resource, services, locale }) => {
-      const pond = await updatePond(services.sequelize, resource.pond!.id, body, pondActorOf(actor, req), locale);
+    handler: async ({ req, actor, body, resource, services }) => {
+      const pond = await updatePond(services.sequelize, resource.pond!.id, body, pondActorOf(actor, req));
       return { body: await presentPondFor(pond, resource.access!) };
     },
   }),

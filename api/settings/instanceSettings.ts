@@ -5,8 +5,8 @@
  */
 import type { Transaction } from 'sequelize';
 import { z } from 'zod';
-import { ApiError } from '../http/apiError.ts';
 import { Setting } from '../models/index.ts';
+import { settingsPatchSchema } from './settingsPatch.ts';
 
 const httpUrl = z.url({ protocol: /^https?$/ }).transform((value) => new URL(value).origin);
 const retentionDays = z.number().int().min(1).max(3650);
@@ -98,30 +98,10 @@ export async function setSetting<K extends SettingKey>(
 }
 
 /**
- * Validates a `PATCH /admin/settings` body: dotted keys to values; null resets a key to its
- * default. Throws with every bad key named.
+ * The `PATCH /admin/settings` body: dotted keys to values, null resetting a key to its
+ * default; at least one key. Keys the wizard owns are locked.
  */
-export function parseSettingsPatch(body: unknown): Partial<Record<SettingKey, unknown>> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).length === 0) {
-    throw new ApiError('validation_failed', 400, { fields: [{ path: '', code: 'invalid_type', message: 'an object of dotted setting keys' }] });
-  }
-  const unknownKeys = Object.keys(body).filter((key) => !isSettingKey(key));
-  if (unknownKeys.length > 0) throw new ApiError('unknown_setting', 400, { keys: unknownKeys });
-  const lockedKeys = Object.keys(body).filter((key) => isSettingKey(key) && !SETTING_DEFINITIONS[key].adminEditable);
-  if (lockedKeys.length > 0) throw new ApiError('setting_locked', 400, { keys: lockedKeys });
-
-  const parsed: Partial<Record<SettingKey, unknown>> = {};
-  const fields: { path: string; code: string; message: string }[] = [];
-  for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
-    const definition = SETTING_DEFINITIONS[key as SettingKey];
-    if (value === null) {
-      parsed[key as SettingKey] = null;
-      continue;
-    }
-    const result = (definition.schema as z.ZodType).safeParse(value);
-    if (result.success) parsed[key as SettingKey] = result.data;
-    else for (const issue of result.error.issues) fields.push({ path: [key, ...issue.path].join('.'), code: issue.code, message: issue.message });
-  }
-  if (fields.length > 0) throw new ApiError('validation_failed', 400, { fields });
-  return parsed;
-}
+export const settingsPatchBody = settingsPatchSchema(
+  Object.fromEntries(Object.entries(SETTING_DEFINITIONS).map(([key, definition]) => [key, definition.schema])) as { [K in SettingKey]: z.ZodType<SettingValue<K>> },
+  { lockedKeys: (Object.keys(SETTING_DEFINITIONS) as SettingKey[]).filter((key) => !SETTING_DEFINITIONS[key].adminEditable) },
+).refine((patch) => Object.keys(patch).length > 0, { error: 'Change at least one setting.' });
