@@ -1,8 +1,17 @@
 /**
  * The nodes of our own: wikilink, transclusion, plugin_block, section, mention. Schema only
  * (attributes, parseHTML, renderHTML); the editor adds node views on top (STYLE.md 13).
+ *
+ * renderHTML output lands in the app's DOM (the editor), so content never sets an `id` there
+ * and sets a class only as the end of `dt-style-…` (sanitizeSchema.ts says why).
  */
 import { Node, mergeAttributes } from '@tiptap/core';
+
+/** A section's class: `dt-style-<pluginId>-<styleId>`; anything outside `[A-Za-z0-9_-]` becomes `-`. */
+export function sectionStyleClass(pluginId: unknown, styleId: unknown): string {
+  const part = (value: unknown): string => (typeof value === 'string' ? value : '').replace(/[^\w-]/g, '-');
+  return `dt-style-${part(pluginId)}-${part(styleId)}`;
+}
 
 /** `[[slug]]` or `[[slug|text]]`: an inline link to another page of the pond, by slug. */
 export const Wikilink = Node.create({
@@ -81,7 +90,7 @@ export const Section = Node.create({
     return [{ tag: 'section[data-section]' }];
   },
   renderHTML({ node, HTMLAttributes }) {
-    return ['section', mergeAttributes(HTMLAttributes, { 'data-section': '', class: `dt-style-${node.attrs.pluginId}-${node.attrs.styleId}` }), 0];
+    return ['section', mergeAttributes(HTMLAttributes, { 'data-section': '', class: sectionStyleClass(node.attrs.pluginId, node.attrs.styleId) }), 0];
   },
 });
 
@@ -93,7 +102,8 @@ export const Mention = Node.create({
   atom: true,
   addAttributes() {
     return {
-      id: { default: '' },
+      // The user id goes to `data-id`, never to the element's own `id`.
+      id: { default: '', rendered: false, parseHTML: (element) => element.getAttribute('data-id') ?? '' },
       label: { default: '' },
     };
   },

@@ -10,13 +10,33 @@ import { Table, TableCell, TableHeader, TableRow } from '@tiptap/extension-table
 import TaskItem from '@tiptap/extension-task-item';
 import TaskList from '@tiptap/extension-task-list';
 import StarterKit from '@tiptap/starter-kit';
+import { HEADING_ANCHOR_PREFIX } from '../markdown/headingIds.ts';
 import { Mention, PluginBlock, Section, Transclusion, Wikilink } from './customNodes.ts';
 
-/** Headings carry a stable `id` (unique within the page) for the outline and anchors. */
+/**
+ * Headings carry a stable `id` (unique within the page) for the outline and anchors. It is
+ * stored bare (`intro`) and rendered prefixed (`h-intro`), as documentToHtml renders it, so a
+ * heading never takes an id the app uses; HTML of ours pasted back loses the prefix again.
+ */
 const HeadingIds = Extension.create({
   name: 'headingIds',
   addGlobalAttributes() {
-    return [{ types: ['heading'], attributes: { id: { default: null, rendered: true } } }];
+    return [
+      {
+        types: ['heading'],
+        attributes: {
+          id: {
+            default: null,
+            parseHTML: (element) => {
+              const id = element.getAttribute('id');
+              if (!id) return null;
+              return id.startsWith(HEADING_ANCHOR_PREFIX) ? id.slice(HEADING_ANCHOR_PREFIX.length) || null : id;
+            },
+            renderHTML: (attributes) => (typeof attributes.id === 'string' && attributes.id !== '' ? { id: HEADING_ANCHOR_PREFIX + attributes.id } : {}),
+          },
+        },
+      },
+    ];
   },
 });
 
