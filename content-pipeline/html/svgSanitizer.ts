@@ -8,7 +8,10 @@
  * - `href`/`xlink:href` only as `#fragment`, so `<use>` can only reuse the snapshot's own
  *   shapes, never another file;
  * - any other attribute value with `url(…)` must point at `#fragment` too (`fill`, `filter`,
- *   `clip-path`, `mask`, `marker-*`), else the attribute is dropped.
+ *   `clip-path`, `mask`, `marker-*`), else the attribute is dropped;
+ * - ids and classes get the `user-content-` prefix, and the snapshot's own references with
+ *   them, so a snapshot inlined into a page cannot take an id or a class the app uses (DOM
+ *   clobbering: `<g id="main">` would shadow the app's `#main` and `window.main`).
  * Parsing is tolerant (parse5 in SVG space): broken markup is repaired, not rejected.
  */
 import type { Element, Root } from 'hast';
@@ -51,13 +54,19 @@ const SVG_ATTRIBUTES = [
 
 const FRAGMENT_ONLY = /^#[^\s"'<>()]*$/;
 
+/** GitHub's clobber prefix, as hast-util-sanitize's default schema uses it. */
+export const SVG_CLOBBER_PREFIX = 'user-content-';
+
+/** The `#` of a `url(#id)` reference, behind any spaces, quotes or CSS escapes. */
+const URL_FRAGMENT_REFERENCE = /(url\([\s'"\\]*)#/gi;
+
 const svgSchema: Schema = {
   tagNames: SVG_ELEMENTS,
   // Dropped with their content: their text would show up as stray characters.
   strip: ['script', 'style', 'foreignObject', 'iframe', 'object', 'embed', 'noscript', 'template', 'metadata'],
-  // Ids are referenced by `url(#id)` and `href="#id"` inside the snapshot; prefixing them
-  // would break those references.
-  clobber: [],
+  // Prefixed by the sanitizer; the references to them by localizeReferences below.
+  clobber: ['id', 'className'],
+  clobberPrefix: SVG_CLOBBER_PREFIX,
   allowComments: false,
   allowDoctypes: false,
   protocols: {},
@@ -78,11 +87,21 @@ function isExternalReference(value: string): boolean {
   return urls.some((url) => !/^url\((['"]?)#[^'"()]*\1\)$/.test(url));
 }
 
-function dropExternalReferences(tree: Root | Element): void {
+/**
+ * Drops every attribute with an external reference and points the internal ones (`href`,
+ * `xlink:href`, `url(#…)`) at the prefixed ids.
+ */
+function localizeReferences(tree: Root | Element): void {
   visit(tree, 'element', (node) => {
     for (const [key, value] of Object.entries(node.properties)) {
       const values = Array.isArray(value) ? value : [value];
-      if (values.some((item) => typeof item === 'string' && isExternalReference(item))) delete node.properties[key];
+      if (values.some((item) => typeof item === 'string' && isExternalReference(item))) {
+        delete node.properties[key];
+      } else if ((key === 'href' || key === 'xLinkHref') && typeof value === 'string') {
+        node.properties[key] = `#${SVG_CLOBBER_PREFIX}${value.slice(1)}`;
+      } else if (typeof value === 'string' && value.includes('#')) {
+        node.properties[key] = value.replace(URL_FRAGMENT_REFERENCE, `$1#${SVG_CLOBBER_PREFIX}`);
+      }
     }
   });
 }
@@ -95,7 +114,7 @@ export function sanitizeSvgToHast(source: string): Element | null {
   if (clean.type !== 'root') return null;
   const root = clean.children.find((node): node is Element => node.type === 'element' && node.tagName === 'svg');
   if (!root) return null;
-  dropExternalReferences(root);
+  localizeReferences(root);
   return root;
 }
 
