@@ -1,13 +1,15 @@
 /**
  * Session tokens against a real database: only SHA-256 of the secret is stored, a wrong
  * secret or an expired session is refused, and expiry slides in the second half of the lifetime.
+ * Ending sessions is announced on `user_sessions_changed` once committed.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { Session, User } from '../models/index.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
-import { createSession, invalidateUserSessions, readCookie, validateSessionToken } from './sessions.ts';
+import { createSession, invalidateSession, invalidateUserSessions, readCookie, USER_SESSIONS_CHANNEL, validateSessionToken } from './sessions.ts';
 
 const POLICY = { ttlDays: 30 };
 const DAY_MS = 86_400_000;
@@ -111,6 +113,69 @@ describe('sessions', () => {
     assert.ok(await Session.findByPk(other.session.id));
     await invalidateUserSessions(user.id);
     assert.equal(await Session.count({ where: { userId: user.id } }), 0);
+  });
+
+  describe('ending sessions is announced on user_sessions_changed with the user id, once committed', () => {
+    let listener: pg.Client;
+    const notices: string[] = [];
+    before(async () => {
+      listener = new pg.Client({ connectionString: instance.services.config.databaseUrl });
+      await listener.connect();
+      listener.on('notification', (message) => {
+        if (message.channel === USER_SESSIONS_CHANNEL) notices.push(message.payload ?? '');
+      });
+      await listener.query(`LISTEN ${USER_SESSIONS_CHANNEL}`);
+    });
+    after(() => listener.end());
+
+    /** The notices that arrive while `action` runs (and shortly after). */
+    async function noticesDuring(action: () => Promise<unknown>): Promise<string[]> {
+      notices.length = 0;
+      await action();
+      // A notice travels to the listener's connection after the commit: give it a moment.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return [...new Set(notices)];
+    }
+
+    test('logout (one session) names its user; an unknown session announces nothing', async () => {
+      const user = await newUser();
+      const { session } = await newSession(user);
+      assert.deepEqual(await noticesDuring(() => invalidateSession(session.id)), [user.id]);
+      assert.equal(await Session.findByPk(session.id), null);
+      assert.deepEqual(await noticesDuring(() => invalidateSession('no-such-session')), []);
+    });
+
+    test('ending all sessions of a user names the user, even when there were none', async () => {
+      const user = await newUser();
+      await newSession(user);
+      await newSession(user);
+      assert.deepEqual(await noticesDuring(() => invalidateUserSessions(user.id)), [user.id]);
+      assert.deepEqual(await noticesDuring(() => invalidateUserSessions(user.id)), [user.id]);
+    });
+
+    test('inside a transaction the notice waits for the commit, and a rollback sends none', async () => {
+      const user = await newUser();
+      const { session } = await newSession(user);
+      const sequelize = instance.services.sequelize;
+      const rolledBack = await noticesDuring(() =>
+        sequelize
+          .transaction(async (transaction) => {
+            await invalidateUserSessions(user.id, transaction);
+            throw new Error('rolled back');
+          })
+          .catch(() => undefined),
+      );
+      assert.deepEqual(rolledBack, []);
+      assert.ok(await Session.findByPk(session.id), 'the rollback kept the session');
+      const committed = await noticesDuring(() =>
+        sequelize.transaction(async (transaction) => {
+          await invalidateSession(session.id, transaction);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          assert.deepEqual(notices, [], 'announced before the commit');
+        }),
+      );
+      assert.deepEqual(committed, [user.id]);
+    });
   });
 });
 

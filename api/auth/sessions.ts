@@ -2,13 +2,21 @@
  * Browser sessions, the way lucia-auth.com teaches them: a token `<id>.<secret>` made of two
  * random parts; the row keeps only SHA-256(secret), compared in constant time. Expiry
  * slides: a session used in the second half of its lifetime is extended.
+ *
+ * Ending sessions announces it on `user_sessions_changed` (payload: the user id), in the
+ * caller's transaction when it gives one, so the notice goes out only once the change is
+ * committed. Every path that ends sessions (logout, password reset, disabling or deleting an
+ * account) goes through these functions; the collab server listens and closes the sockets
+ * the ended sessions opened.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Response } from 'express';
-import { Op, type Transaction } from 'sequelize';
+import { Op, QueryTypes, type Transaction } from 'sequelize';
 import { Session, User } from '../models/index.ts';
 
 export const SESSION_COOKIE = 'dt_session';
+/** Postgres channel announcing that sessions of a user ended; the payload is the user id. */
+export const USER_SESSIONS_CHANNEL = 'user_sessions_changed';
 
 export interface SessionPolicy {
   ttlDays: number;
@@ -55,12 +63,8 @@ export async function validateSessionToken(token: string, policy: SessionPolicy)
   const given = hashSecret(secret);
   const stored = Buffer.from(session.secretHash);
   if (stored.length !== given.length || !timingSafeEqual(stored, given)) return null;
-  if (session.expiresAt.getTime() <= Date.now()) {
-    await session.destroy();
-    return null;
-  }
   const user = session.user;
-  if (!user || user.status === 'disabled') {
+  if (!user || !sessionIsLive(session, user)) {
     await session.destroy();
     return null;
   }
@@ -74,16 +78,39 @@ export async function validateSessionToken(token: string, policy: SessionPolicy)
   return { session, user, refreshed };
 }
 
-export async function invalidateSession(sessionId: string): Promise<void> {
-  await Session.destroy({ where: { id: sessionId } });
+/**
+ * Whether a session (and the account behind it) may still act: unexpired, and the account
+ * not disabled (a deleted account takes its sessions with it). The API asks it on every request, the collab server on connect,
+ * at the session's expiry and whenever the user's sessions change.
+ */
+export function sessionIsLive(session: Pick<Session, 'expiresAt'>, user: Pick<User, 'status'>, now: number = Date.now()): boolean {
+  return session.expiresAt.getTime() > now && user.status !== 'disabled';
 }
 
-/** Ends every session of the user, optionally keeping one (the caller's own). */
+/** Ends one session (logout, or a new sign-in in the same browser) and announces it. */
+export async function invalidateSession(sessionId: string, transaction?: Transaction): Promise<void> {
+  await Session.sequelize!.query(
+    `WITH ended AS (DELETE FROM sessions WHERE id = :sessionId RETURNING user_id)
+     SELECT pg_notify(:channel, user_id::text) FROM ended`,
+    { replacements: { sessionId, channel: USER_SESSIONS_CHANNEL }, transaction, type: QueryTypes.SELECT },
+  );
+}
+
+/**
+ * Ends every session of the user, optionally keeping one (the caller's own), and announces
+ * it, also when there was none to end: the account's state may be what changed (disabled).
+ */
 export async function invalidateUserSessions(userId: string, transaction?: Transaction, keepSessionId?: string): Promise<void> {
   await Session.destroy({
     where: keepSessionId ? { userId, id: { [Op.ne]: keepSessionId } } : { userId },
     transaction,
   });
+  await announceUserSessionsChanged(userId, transaction);
+}
+
+/** Tells every listener (the collab server) to check the user's connections again. */
+export async function announceUserSessionsChanged(userId: string, transaction?: Transaction): Promise<void> {
+  await Session.sequelize!.query(`SELECT pg_notify(:channel, :userId)`, { replacements: { channel: USER_SESSIONS_CHANNEL, userId }, transaction, type: QueryTypes.SELECT });
 }
 
 export function setSessionCookie(res: Response, token: string, expiresAt: Date, secure: boolean): void {
