@@ -7,15 +7,25 @@
  *
  * The mode in the token is what the page allowed when it was issued; the server re-resolves
  * it on connect and on every access change, so a stale token never outlives a revocation.
+ *
+ * A signed-in token names the credential that opened it (`origin`): the browser session by
+ * its row id (never the cookie, whose secret half is what proves a session), so the server can
+ * close the connection once that session ends: logout, password reset, a disabled or deleted
+ * account, expiry. Personal access tokens will name themselves the same way (`accessToken`).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export type CollabMode = 'rw' | 'ro';
 
+/** What opened a signed-in connection: a browser session, or (once they exist) a personal access token. */
+export type CollabTokenOrigin = { kind: 'session'; sessionId: string } | { kind: 'accessToken'; tokenId: string };
+
 export interface CollabTokenClaims {
   pageId: string;
   /** Null for anonymous readers of a public page. */
   userId: string | null;
+  /** Null exactly when `userId` is (anonymous readers hold no credential). */
+  origin: CollabTokenOrigin | null;
   mode: CollabMode;
   /** Expiry, seconds since the epoch. */
   exp: number;
@@ -65,8 +75,15 @@ function isClaims(value: unknown): value is CollabTokenClaims {
   const claims = value as Record<string, unknown>;
   return (
     typeof claims.pageId === 'string' &&
-    (claims.userId === null || typeof claims.userId === 'string') &&
+    (claims.userId === null ? claims.origin === null : typeof claims.userId === 'string' && isOrigin(claims.origin)) &&
     (claims.mode === 'rw' || claims.mode === 'ro') &&
     typeof claims.exp === 'number'
   );
+}
+
+function isOrigin(value: unknown): value is CollabTokenOrigin {
+  if (typeof value !== 'object' || value === null) return false;
+  const origin = value as Record<string, unknown>;
+  if (origin.kind === 'session') return typeof origin.sessionId === 'string';
+  return origin.kind === 'accessToken' && typeof origin.tokenId === 'string';
 }
