@@ -1,13 +1,17 @@
 /**
- * The collaboration server: Hocuspocus over `ws` on `/collab`, one document per page id.
+ * The collaboration server: Hocuspocus over `ws` on `/collab`, one document per page id, with
+ * one extension per concern (collab/extensions/):
  *
- * - Auth: the collab token from the API, re-resolved through the policy module on connect
- *   (collabExtension.ts) and again on every `pond_access_changed` (accessRevalidation.ts).
- * - Durability: each applied update is written to the page's log before its ack leaves
- *   (updateWriter.ts, durableAcks.ts); a document loads from the log.
- * - Derived data on store (debounced, always when the last participant leaves), automatic
- *   versions, session heartbeats, and maintenance: while a backup restore runs, all sockets
- *   are closed and new ones refused.
+ * - authentication: the collab token from the API, resolved through the policy module;
+ * - access revalidation: again on `pond_access_changed`, on `user_sessions_changed` (logout,
+ *   password reset, a disabled or deleted account) and at the session's expiry;
+ * - persistence: a document loads from the page's log, and each applied update is written
+ *   to the log before its ack leaves (updateWriter.ts, durableAcks.ts);
+ * - derived data on store (debounced, always when the last participant leaves);
+ * - automatic versions.
+ *
+ * Besides: session heartbeats, and maintenance: while a backup restore runs, all sockets are
+ * closed and new ones refused.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -18,13 +22,17 @@ import { Hocuspocus } from '@hocuspocus/server';
 import pg from 'pg';
 import type { Sequelize } from 'sequelize';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { USER_SESSIONS_CHANNEL } from '../api/auth/sessions.ts';
 import { listenToChannels, type ChannelListener } from '../api/db/channelListener.ts';
 import { UPDATES_APPENDED_CHANNEL } from '../api/documents/documentLog.ts';
 import type { Logger } from '../api/logger.ts';
 import { startAccessChangeListener, type AccessChangeListener } from '../api/policies/accessChangeListener.ts';
-import { revalidateAll, revalidatePond } from './accessRevalidation.ts';
-import { createCollabExtension, type CollabRuntime } from './collabExtension.ts';
 import { DocumentLoader } from './documentLoading.ts';
+import { CollabAccessRevalidation } from './extensions/accessRevalidation.ts';
+import { CollabAuthentication } from './extensions/authentication.ts';
+import { CollabAutomaticVersions } from './extensions/automaticVersions.ts';
+import { CollabDerivedData } from './extensions/derivedData.ts';
+import { CollabPersistence, type LoadedDocument } from './extensions/persistence.ts';
 import { MaintenanceGate } from './maintenanceGate.ts';
 import { SessionRegistry, HEARTBEAT_INTERVAL_MS } from './sessionRegistry.ts';
 import { createUpdateCoalescer } from './updateCoalescer.ts';
@@ -52,6 +60,15 @@ export interface CollabServerOptions {
   maintenanceFailsafeMs?: number;
 }
 
+/** The parts tests, benches and the soak look into. */
+export interface CollabRuntime {
+  writer: UpdateWriter;
+  sessions: SessionRegistry;
+  maintenance: MaintenanceGate;
+  /** The documents loaded (or loading) in this process, by page id. */
+  documents: ReadonlyMap<string, LoadedDocument>;
+}
+
 export interface CollabServer {
   port: number;
   url: string;
@@ -61,7 +78,7 @@ export interface CollabServer {
 }
 
 export async function startCollabServer(options: CollabServerOptions): Promise<CollabServer> {
-  const { logger } = options;
+  const { logger, sequelize } = options;
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 6 });
   pool.on('error', (error) => logger.warn({ err: error.message }, 'collab pool connection error'));
   const instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -69,18 +86,19 @@ export async function startCollabServer(options: CollabServerOptions): Promise<C
   const sessions = new SessionRegistry(pool, instanceId, logger);
   const maintenance = new MaintenanceGate(options.maintenanceFailsafeMs ?? 30 * 60_000, logger);
 
-  const runtime: CollabRuntime = {
-    pool,
-    sequelize: options.sequelize,
+  const persistence = new CollabPersistence({ pool, loader: new DocumentLoader(pool), writer, sessions, logger });
+  const revalidation = new CollabAccessRevalidation({ sequelize, logger });
+  const authentication = new CollabAuthentication({
+    sequelize,
     sessionSecret: options.sessionSecret,
     logger,
-    writer,
-    loader: new DocumentLoader(pool),
-    sessions,
-    maintenance,
-    documents: new Map(),
-    snapshotActiveMs: options.snapshotActiveMs ?? 30 * 60_000,
-  };
+    paused: () => maintenance.active,
+    noticeCount: () => revalidation.notices,
+    prepare: (pageId) => persistence.prepare(pageId),
+  });
+  const versions = new CollabAutomaticVersions({ pool, logger, activeMs: options.snapshotActiveMs, isOpenHere: (pageId) => persistence.documents.has(pageId) });
+  sessions.onAbandoned = (pageIds) => versions.versionAbandonedPages(pageIds);
+  const runtime: CollabRuntime = { writer, sessions, maintenance, documents: persistence.documents };
 
   const hocuspocus = new Hocuspocus({
     name: instanceId,
@@ -91,9 +109,10 @@ export async function startCollabServer(options: CollabServerOptions): Promise<C
     // Hocuspocus merges a turn's updates (Y.mergeUpdates, quadratic) before broadcasting them:
     // keep those merges small, or a client flooding keystrokes stalls every page of the process.
     flushMaxBytes: 4096,
-    extensions: [createCollabExtension(runtime)],
+    // Hooks run in this order: a connection is authenticated and set up for revalidation
+    // before it gets its session row; its session row goes before the leave takes a version.
+    extensions: [authentication, revalidation, persistence, new CollabDerivedData({ sequelize, logger }), versions],
   });
-  runtime.hocuspocus = hocuspocus;
 
   const sockets = new Set<WebSocket>();
   const closeAllSockets = (code: number, reason: string) => {
@@ -137,18 +156,20 @@ export async function startCollabServer(options: CollabServerOptions): Promise<C
   const accessChanges: AccessChangeListener = startAccessChangeListener(
     options.databaseUrl,
     logger,
-    (pondId) => void revalidatePond(runtime, pondId),
-    () => void revalidateAll(runtime),
+    (pondId) => void revalidation.revalidatePond(pondId),
+    () => void revalidation.revalidateAll(),
   );
   const channels: ChannelListener = listenToChannels({
     databaseUrl: options.databaseUrl,
-    channels: [UPDATES_APPENDED_CHANNEL, MAINTENANCE_CHANNEL],
+    channels: [UPDATES_APPENDED_CHANNEL, MAINTENANCE_CHANNEL, USER_SESSIONS_CHANNEL],
     logger,
     onNotification: (channel, payload) => {
       if (channel === MAINTENANCE_CHANNEL) return maintenance.handle(payload);
-      runtime.loader.noticeAppended();
-      void runtime.applyAppendedUpdates?.(payload);
+      if (channel === USER_SESSIONS_CHANNEL) return void revalidation.revalidateUser(payload);
+      persistence.noticeAppended(payload);
     },
+    // Sessions may have ended while this connection was down: check every connection again.
+    onConnected: () => void revalidation.revalidateAll(),
   });
 
   sessions.start(options.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS);
@@ -175,6 +196,7 @@ export async function startCollabServer(options: CollabServerOptions): Promise<C
       await writer.drain();
       writer.close();
       maintenance.stop();
+      revalidation.stop();
       await Promise.all([accessChanges.stop(), channels.stop()]);
       await sessions.stop();
       await pool.end();

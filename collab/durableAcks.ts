@@ -46,6 +46,8 @@ interface AckState {
   firstSyncWritten: Promise<void>;
   /** Settles `firstSyncWritten`; null once the first SyncStep2 has been handled. */
   settleFirstSync: (() => void) | null;
+  /** Set once the connection sent something the server refused: no ack leaves after that. */
+  withheld: boolean;
 }
 
 /**
@@ -106,7 +108,7 @@ function gate(connection: Connection): AckState {
   let state = states.get(connection);
   if (state) return state;
   const firstSync = Promise.withResolvers<void>();
-  state = { ackChain: Promise.resolve(), messagesInHand: 1, pendingBefore: null, syncTypeInHand: -1, firstSyncWritten: firstSync.promise, settleFirstSync: firstSync.resolve };
+  state = { ackChain: Promise.resolve(), messagesInHand: 1, pendingBefore: null, syncTypeInHand: -1, firstSyncWritten: firstSync.promise, settleFirstSync: firstSync.resolve, withheld: false };
   states.set(connection, state);
   const send = connection.send.bind(connection);
   const current = state;
@@ -115,6 +117,7 @@ function gate(connection: Connection): AckState {
       send(message);
       return;
     }
+    if (current.withheld) return;
     const document = connection.document;
     // Resolved after the transaction that integrates the pending part, by when its `update`
     // event has handed that part to the writer: documentWritten then includes that write.
@@ -152,6 +155,11 @@ export function installAckGate(connection: Connection, syncType: number, message
   state.syncTypeInHand = syncType;
   state.messagesInHand = messageCount;
   state.pendingBefore = pendingMark(connection.document);
+}
+
+/** No ack leaves for `connection` from now on, not even the one of the message being handled. */
+export function withholdAcks(connection: Connection): void {
+  gate(connection).withheld = true;
 }
 
 /** The ack of the message being handled on `connection` waits for `write`. */

@@ -55,8 +55,8 @@ export interface TestEditor {
   text(): string;
   /** Appends text to the first paragraph (created when missing). */
   type(text: string): void;
-  /** What happened to the connection after it first synced. */
-  seen: { closed: boolean; refused: boolean };
+  /** What happened to the connection after it first synced (`closedAt`: when it first closed, ms since the epoch). */
+  seen: { closed: boolean; refused: boolean; closedAt: number | null };
   /** Resolves once every local change is acknowledged by the server. */
   allSynced(): Promise<void>;
   destroy(): void;
@@ -71,14 +71,20 @@ export async function collabToken(client: TestClient, pageId: string): Promise<s
 
 export { paragraphText };
 
+export interface EditorOptions {
+  url?: string;
+  /** Where the provider gets its token (on every connect); by default from the API as `client`. */
+  token?: () => Promise<string>;
+}
+
 /** A provider as the editor island would open it; resolves once authenticated and synced. */
-export async function openEditor(cast: CollabCast, client: TestClient, pageId: string, options: { url?: string } = {}): Promise<TestEditor> {
+export async function openEditor(cast: CollabCast, client: TestClient, pageId: string, options: EditorOptions = {}): Promise<TestEditor> {
   const ydoc = new Y.Doc();
   const provider = new HocuspocusProvider({
     url: options.url ?? cast.wsUrl,
     name: pageId,
     document: ydoc,
-    token: () => collabToken(client, pageId),
+    token: options.token ?? (() => collabToken(client, pageId)),
   });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('provider did not sync within 10 s')), 10_000);
@@ -91,9 +97,10 @@ export async function openEditor(cast: CollabCast, client: TestClient, pageId: s
       reject(new Error(`authentication failed: ${reason}`));
     });
   });
-  const seen = { closed: false, refused: false };
+  const seen: TestEditor['seen'] = { closed: false, refused: false, closedAt: null };
   provider.on('close', () => {
     seen.closed = true;
+    seen.closedAt ??= Date.now();
   });
   provider.on('authenticationFailed', () => {
     seen.refused = true;
@@ -135,7 +142,7 @@ export async function openEditor(cast: CollabCast, client: TestClient, pageId: s
 export function editorPool(cast: CollabCast) {
   const editors: TestEditor[] = [];
   return {
-    open: async (client: TestClient, pageId: string, options?: { url?: string }) => {
+    open: async (client: TestClient, pageId: string, options?: EditorOptions) => {
       const editor = await openEditor(cast, client, pageId, options);
       editors.push(editor);
       return editor;

@@ -26,7 +26,7 @@ import pg from 'pg';
 import * as Y from 'yjs';
 import { signCollabToken } from '../../api/collab/collabToken.ts';
 import { appendUpdates, loadDocumentState } from '../../api/documents/documentLog.ts';
-import { resolveConnectionAccess } from '../../collab/connectionAccess.ts';
+import { resolveCollabAccess } from '../../api/policies/collabAccess.ts';
 import { openProvider, percentile, startBenchServer, type BenchServer } from './collabClients.ts';
 import { openCollabDatabase, seedCollabPond, type CollabDatabase } from './collabDatabase.ts';
 import { generateLargePage, generateTrace, type EditingTrace } from './collabDocuments.ts';
@@ -112,10 +112,10 @@ interface ReplayWithWrites {
 /** (b) + (c) against our server on `database`: a fresh page; writes counted once the page is closed, stored and versioned. */
 async function replayWithWrites(database: CollabDatabase, trace: EditingTrace): Promise<ReplayWithWrites | { replay: ReplayResult }> {
   const pool = new pg.Pool({ connectionString: database.url, max: 2 });
-  const { userIds, pageIds } = await seedCollabPond(database.sequelize, { users: 2, pages: 1, label: `replay-${database.durable ? 'durable' : 'fast'}` });
+  const { userIds, pageIds, origins } = await seedCollabPond(database.sequelize, { users: 2, pages: 1, label: `replay-${database.durable ? 'durable' : 'fast'}` });
   const server = await startBenchServer('dorfteich', { DATABASE_URL: database.url, SESSION_SECRET: secret });
   try {
-    const token = (userId: string) => signCollabToken(secret, { pageId: pageIds[0]!, userId, mode: 'rw' }).token;
+    const token = (userId: string) => signCollabToken(secret, { pageId: pageIds[0]!, userId, origin: origins.get(userId) ?? null, mode: 'rw' }).token;
     const bytesBefore = await collabTableBytes(pool);
     const walBefore = await walPosition(pool);
     const statsBefore = await server.stats();
@@ -165,7 +165,10 @@ try {
   const { sequelize } = database;
   const pool = new pg.Pool({ connectionString: database.url, max: 4 });
   const pond = await seedCollabPond(sequelize, { users: SEATS, pages: 2 * PAGES + COLD_OPENS.warmup + COLD_OPENS.runs + 1, label: 'bench' });
-  const tokenFor = (pageId: string, seat: number) => signCollabToken(secret, { pageId, userId: pond.userIds[seat % SEATS]!, mode: 'rw' }).token;
+  const tokenFor = (pageId: string, seat: number) => {
+    const userId = pond.userIds[seat % SEATS]!;
+    return signCollabToken(secret, { pageId, userId, origin: pond.origins.get(userId) ?? null, mode: 'rw' }).token;
+  };
   const [relay, bare, ours, echo] = await Promise.all([
     startBenchServer('relay'),
     startBenchServer('hocuspocus'),
@@ -283,7 +286,7 @@ try {
     // Where a cold open's time goes: the phases the provider sees, and the server's pieces timed in this process.
     const pieces = await measureAlternating(
       {
-        access: () => resolveConnectionAccess(sequelize, coldPages[0]!, pond.userIds[0]!, 'rw'),
+        access: () => resolveCollabAccess(sequelize, { pageId: coldPages[0]!, userId: pond.userIds[0]!, origin: pond.origins.get(pond.userIds[0]!) ?? null, ceiling: 'rw' }),
         loadLog: () => loadDocumentState(pool, coldPages[0]!),
         mergeRows: async () => Y.mergeUpdates(large.rows),
         applyRowsInOneTransaction: async () => {

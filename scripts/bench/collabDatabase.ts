@@ -1,10 +1,12 @@
 /**
  * The database side of the collab bench and soak: the scratch database of benchDatabase.ts
  * (its URL feeds the collab server's pool and LISTEN connections; `durable` gives fsync on,
- * as in production, for the write-path figures), plus a seeded pond: users, pages, editor grants.
+ * as in production, for the write-path figures), plus a seeded pond: users with a session each,
+ * pages, editor grants.
  */
 import { generateNKeysBetween } from 'fractional-indexing';
 import { QueryTypes, type Sequelize } from 'sequelize';
+import type { CollabTokenOrigin } from '../../api/collab/collabToken.ts';
 
 /** The bench database of the collaboration bench and soak: the shared one. */
 export { openBenchDatabase as openCollabDatabase, type BenchDatabase as CollabDatabase } from './benchDatabase.ts';
@@ -14,6 +16,8 @@ export interface SeededPond {
   /** Editors of the pond (the first one owns it). */
   userIds: string[];
   pageIds: string[];
+  /** Each user's session, as a collab token names it (the server checks that it lives). */
+  origins: Map<string, CollabTokenOrigin>;
 }
 
 let pondCounter = 0;
@@ -30,6 +34,13 @@ export async function seedCollabPond(sequelize: Sequelize, options: { users: num
     [label, options.users],
   );
   const userIds = users.map((user) => user.id);
+  const sessions = await select<{ id: string; user_id: string }>(
+    `INSERT INTO sessions (id, user_id, secret_hash, expires_at)
+     SELECT gen_random_uuid()::text, u.id, sha256(gen_random_uuid()::text::bytea), now() + interval '30 days' FROM unnest($1::uuid[]) AS u (id)
+     RETURNING id, user_id`,
+    [userIds],
+  );
+  const origins = new Map(sessions.map((session) => [session.user_id, { kind: 'session', sessionId: session.id } as const]));
   const [pond] = await select<{ id: string }>(`INSERT INTO ponds (slug, name, kind, owner_id) VALUES ($1, $1, 'shared', $2) RETURNING id`, [`pond-${label}`, userIds[0]]);
   const pondId = pond!.id;
   await sequelize.query(
@@ -44,5 +55,5 @@ export async function seedCollabPond(sequelize: Sequelize, options: { users: num
      RETURNING id`,
     [pondId, label, userIds[0], positions],
   );
-  return { pondId, userIds, pageIds: pages.map((page) => page.id) };
+  return { pondId, userIds, pageIds: pages.map((page) => page.id), origins };
 }

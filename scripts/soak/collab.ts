@@ -91,7 +91,8 @@ try {
     leftAbruptly: false,
     problem: null,
   }));
-  const tokenFor = (session: SoakSession) => () => signCollabToken(secret, { pageId: session.pageId, userId: session.userId, mode: 'rw' }).token;
+  const tokenFor = (session: SoakSession) => () =>
+    signCollabToken(secret, { pageId: session.pageId, userId: session.userId, origin: pond.origins.get(session.userId) ?? null, mode: 'rw' }).token;
 
   const hadText = new Set<string>();
   const lostSessions = new Set<number>();
