@@ -60,6 +60,10 @@ describe('collaboration', () => {
       assert.equal(editorToken.headers.get('cache-control'), 'no-store');
       const claims = verifyCollabToken(cast.instance.services.config.sessionSecret, editorToken.body.token);
       assert.deepEqual({ pageId: claims?.pageId, userId: claims?.userId, mode: claims?.mode }, { pageId: page.id, userId: cast.editor.user.id, mode: 'rw' });
+      // The token names the session that asked for it by its row id; the cookie's secret is nowhere in it.
+      const [sessionId, sessionSecret] = cast.editor.client.sessionCookie!.split('.') as [string, string];
+      assert.deepEqual(claims?.origin, { kind: 'session', sessionId });
+      assert.ok(!Buffer.from(editorToken.body.token.split('.')[0], 'base64url').toString('utf8').includes(sessionSecret));
       const readerToken = await cast.reader.client.get(`/pages/${page.id}/collab-token`);
       assert.equal(readerToken.body.mode, 'ro');
     });
@@ -72,7 +76,8 @@ describe('collaboration', () => {
       const anonymousPublic = await cast.anonymous.get(`/pages/${publicPage.id}/collab-token`);
       assert.equal(anonymousPublic.status, 200, anonymousPublic.text);
       assert.equal(anonymousPublic.body.mode, 'ro');
-      assert.equal(verifyCollabToken(cast.instance.services.config.sessionSecret, anonymousPublic.body.token)?.userId, null);
+      const anonymousClaims = verifyCollabToken(cast.instance.services.config.sessionSecret, anonymousPublic.body.token);
+      assert.deepEqual([anonymousClaims?.userId, anonymousClaims?.origin], [null, null]);
       assertError(await cast.anonymous.get(`/pages/${privatePage.id}/collab-token`), 404, 'not_found');
       assertError(await cast.outsider.client.get(`/pages/${privatePage.id}/collab-token`), 404, 'not_found');
       assertError(await cast.editor.client.get(`/pages/${MISSING_UUID}/collab-token`), 404, 'not_found');
@@ -142,10 +147,30 @@ describe('collaboration', () => {
       const page = await seedPage(pond.id, 'Broken burst');
       const sender = await ProtocolClient.connect(cast.wsUrl, page.id, await collabToken(cast.editor.client, page.id));
       t.after(() => sender.close());
+      const consoleErrors = t.mock.method(console, 'error');
       const messages = [...keystrokeMessages(page.id, 'valid'), updateMessage(page.id, Uint8Array.of(255, 255, 255))];
       sender.sendBurst(messages);
       await sender.until(() => sender.closed, 10_000, 'connection closed');
       assert.equal(sender.acks, 0);
+      // The client's mistake, answered as such: no error-level line, no stack trace.
+      assert.deepEqual(consoleErrors.mock.calls.map((call) => String(call.arguments[0])), []);
+    });
+
+    test('a lone invalid update closes the connection unacknowledged, without an error log, and the rest of the page keeps working', async (t) => {
+      t.after(closeAll);
+      const pond = await cast.seedTeamPond();
+      const page = await seedPage(pond.id, 'Broken update');
+      const watcher = await open(cast.owner.client, page.id);
+      const sender = await ProtocolClient.connect(cast.wsUrl, page.id, await collabToken(cast.editor.client, page.id));
+      t.after(() => sender.close());
+      const consoleErrors = t.mock.method(console, 'error');
+      sender.send(updateMessage(page.id, Uint8Array.of(255, 255, 255)));
+      await sender.until(() => sender.closed, 10_000, 'connection closed');
+      assert.equal(sender.acks, 0);
+      assert.deepEqual(consoleErrors.mock.calls.map((call) => String(call.arguments[0])), []);
+      watcher.type('still here');
+      await watcher.allSynced();
+      assert.equal(await logText(cast, page.id), 'still here');
     });
 
     test('an update building on content the server lacks is acknowledged only once that content arrived and both are stored', async (t) => {
@@ -232,24 +257,37 @@ describe('collaboration', () => {
       assert.equal(visitor.text(), 'for everyone');
     });
 
-    test('forged, foreign-page and expired tokens are refused', async (t) => {
+    test('forged, foreign-page, expired and credential-less tokens are refused, without an error log', async (t) => {
       t.after(closeAll);
       const pond = await cast.seedTeamPond();
       const page = await seedPage(pond.id, 'Guarded');
       const other = await seedPage(pond.id, 'Other');
       const secret = cast.instance.services.config.sessionSecret;
-      const otherToken = await collabToken(cast.editor.client, other.id);
-      const forged = signCollabToken('not-the-secret-but-long-enough-0123456789', { pageId: page.id, userId: cast.editor.user.id, mode: 'rw' }).token;
-      const expired = signCollabToken(secret, { pageId: page.id, userId: cast.editor.user.id, mode: 'rw' }, Date.now() - 3_600_000).token;
-      const escalated = signCollabToken(secret, { pageId: page.id, userId: cast.outsider.user.id, mode: 'rw' }).token;
-      for (const token of [otherToken, forged, expired, escalated, 'garbage']) {
+      const session = (client: typeof cast.editor.client) => ({ kind: 'session' as const, sessionId: client.sessionCookie!.split('.')[0]! });
+      const editorClaims = { pageId: page.id, userId: cast.editor.user.id, origin: session(cast.editor.client), mode: 'rw' as const };
+      const consoleErrors = t.mock.method(console, 'error');
+      const refusals: [string, string][] = [
+        [await collabToken(cast.editor.client, other.id), 'invalid-token'],
+        [signCollabToken('not-the-secret-but-long-enough-0123456789', editorClaims).token, 'invalid-token'],
+        [signCollabToken(secret, editorClaims, Date.now() - 3_600_000).token, 'invalid-token'],
+        // A signed-in token must name the credential it was issued for.
+        [signCollabToken(secret, { ...editorClaims, origin: null }).token, 'invalid-token'],
+        // Someone else's session does not speak for this user.
+        [signCollabToken(secret, { ...editorClaims, origin: session(cast.owner.client) }).token, 'session-ended'],
+        // Personal access tokens are not issued yet: none is accepted.
+        [signCollabToken(secret, { ...editorClaims, origin: { kind: 'accessToken', tokenId: 'not-issued' } }).token, 'session-ended'],
+        [signCollabToken(secret, { pageId: page.id, userId: cast.outsider.user.id, origin: session(cast.outsider.client), mode: 'rw' }).token, 'not-found'],
+        ['garbage', 'invalid-token'],
+      ];
+      for (const [token, expected] of refusals) {
         const { HocuspocusProvider } = await import('@hocuspocus/provider');
         const reason = await new Promise<string>((resolve) => {
           const provider = new HocuspocusProvider({ url: cast.wsUrl, name: page.id, token, onAuthenticationFailed: ({ reason }) => resolve(reason) });
           t.after(() => provider.destroy());
         });
-        assert.ok(reason.length > 0);
+        assert.equal(reason, expected);
       }
+      assert.deepEqual(consoleErrors.mock.calls.map((call) => String(call.arguments[0])), []);
     });
   });
 

@@ -19,6 +19,11 @@
  * The provider counts its unsynced changes down by one per ack, so the burst must still be
  * acknowledged once per message: the ack gate (durableAcks.ts) sends as many SyncStatus
  * messages as it stood for, in one write.
+ *
+ * A lone update message is handed on the same way, as a burst of one: every update a client
+ * sends is applied by that hook, which answers an update Yjs cannot read itself (Hocuspocus
+ * would log it as an error, with a stack, for every malformed message a client sends).
+ * Only a message with bytes after its update passes unchanged (see `readUpdateMessage`).
  */
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
@@ -59,7 +64,6 @@ export function applyBurst(connection: Connection, updates: readonly Uint8Array[
 
 interface Run {
   address: string;
-  first: Uint8Array;
   updates: Uint8Array[];
 }
 
@@ -105,10 +109,6 @@ export function createUpdateCoalescer(deliver: (message: Uint8Array) => void): (
     const current = run;
     run = null;
     if (!current) return;
-    if (current.updates.length === 1) {
-      deliver(current.first);
-      return;
-    }
     const standIn = updateMessage(current.address, EMPTY_UPDATE);
     bursts.set(standIn.buffer, current.updates);
     deliver(standIn);
@@ -125,7 +125,7 @@ export function createUpdateCoalescer(deliver: (message: Uint8Array) => void): (
       deliver(message);
       return;
     }
-    run = { address: parsed.address, first: message, updates: [parsed.update] };
+    run = { address: parsed.address, updates: [parsed.update] };
     if (!flushScheduled) {
       flushScheduled = true;
       queueMicrotask(flush);
