@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import type { JSONContent } from '@tiptap/core';
 import { assertValidDocument, type DocumentJson } from '../schema/documentSchema.ts';
 import { markdownToDocument } from '../markdown/markdownToDocument.ts';
+import { documentToHtml } from '../html/documentToHtml.ts';
 import { extract, snippetAround } from './extract.ts';
 
 const text = (value: string, marks?: JSONContent['marks']): JSONContent => (marks ? { type: 'text', text: value, marks } : { type: 'text', text: value });
@@ -39,8 +40,8 @@ test('a document with every kind of derived data', () => {
   );
   assert.deepEqual(extract(input), {
     outline: [
-      { id: 'garden-notes', level: 1, text: 'Garden notes' },
-      { id: 'beds', level: 2, text: 'Beds' },
+      { id: 'h-garden-notes', level: 1, text: 'Garden notes' },
+      { id: 'h-beds', level: 2, text: 'Beds' },
     ],
     links: [
       { targetSlug: 'tomatoes', snippet: 'Garden notes See the tomato page and ask @Ada. Beds North bed: tomatoes again herbs mint A sketch water --all…' },
@@ -69,8 +70,8 @@ test('an empty document has no derived data', () => {
 test('the title candidate is the first heading with text, at any level', () => {
   const result = extract(doc(paragraph(text('intro')), heading(3, null), heading(3, 'deep', text('  Deep  '), { type: 'hardBreak' }, text('title'))));
   assert.deepEqual(result.outline, [
-    { id: null, level: 3, text: '' },
-    { id: 'deep', level: 3, text: 'Deep title' },
+    { id: 'h-heading', level: 3, text: '' },
+    { id: 'h-deep', level: 3, text: 'Deep title' },
   ]);
   assert.equal(result.titleCandidate, 'Deep title');
 });
@@ -142,9 +143,9 @@ test('a page read from Markdown: every field at once', () => {
   const snippet = 'Garden log Planted by @Ada on Monday; see the beds. Beds dig beds and the *tools* North bed Beds';
   assert.deepEqual(extract(markdownToDocument(markdown)), {
     outline: [
-      { id: 'garden-log', level: 1, text: 'Garden log' },
-      { id: 'beds', level: 2, text: 'Beds' },
-      { id: 'beds-2', level: 2, text: 'Beds' },
+      { id: 'h-garden-log', level: 1, text: 'Garden log' },
+      { id: 'h-beds', level: 2, text: 'Beds' },
+      { id: 'h-beds-2', level: 2, text: 'Beds' },
     ],
     links: [
       { targetSlug: 'beds', snippet },
@@ -156,4 +157,19 @@ test('a page read from Markdown: every field at once', () => {
     titleCandidate: 'Garden log',
     wordCount: 19,
   });
+});
+
+test('outline ids are the ids of the headings in the page HTML: stored, derived, made unique, prefixed', () => {
+  const input = doc(
+    heading(1, 'main', text('Main')),
+    heading(2, null, text('Grüße, '), wikilink('welt', 'Welt'), { type: 'hardBreak' }, mention('u-1', 'Ada')),
+    { type: 'blockquote', content: [heading(2, null, text('Main'))] },
+    { type: 'bulletList', content: [{ type: 'listItem', content: [paragraph(text('x')), heading(3, '  app  ', text('App'))] }] },
+    { type: 'section', attrs: { pluginId: 'p', styleId: 's' }, content: [heading(4, 'main', text('Again'))] },
+    heading(5, null),
+  );
+  const outlineIds = extract(input).outline.map((entry) => entry.id);
+  assert.deepEqual(outlineIds, ['h-main', 'h-grüße-welt-ada', 'h-main-2', 'h-app', 'h-main-3', 'h-heading']);
+  const htmlIds = [...documentToHtml(input).matchAll(/<h[1-6] id="([^"]*)"/g)].map((match) => match[1]);
+  assert.deepEqual(htmlIds, outlineIds);
 });

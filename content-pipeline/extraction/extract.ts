@@ -6,9 +6,11 @@
  * costs a traversal of its own.
  */
 import type { JSONContent } from '@tiptap/core';
+import { createHeadingAnchors } from '../markdown/headingIds.ts';
 import { documentSchema, type DocumentJson } from '../schema/documentSchema.ts';
 
-export type OutlineEntry = { id: string | null; level: number; text: string };
+/** `id` is the heading's id in the page's HTML (`h-…`), so `#id` scrolls to it. */
+export type OutlineEntry = { id: string; level: number; text: string };
 export type OutgoingLink = { targetSlug: string; snippet: string };
 
 export type Extraction = {
@@ -49,6 +51,7 @@ type Walk = {
   transclusions: Set<string>;
   mentions: Set<string>;
   outline: OutlineEntry[];
+  headingAnchor: (heading: JSONContent) => string;
 };
 
 export function extract(doc: DocumentJson): Extraction {
@@ -62,6 +65,7 @@ export function extract(doc: DocumentJson): Extraction {
     transclusions: new Set(),
     mentions: new Set(),
     outline: [],
+    headingAnchor: createHeadingAnchors(),
   };
   visitNode(doc, walk);
   const text = walk.lines.join('\n');
@@ -125,7 +129,7 @@ function visitTextblock(node: JSONContent, walk: Walk): void {
   const blockText = walk.block;
   walk.block = null;
   if (node.type === 'heading') {
-    walk.outline.push({ id: nullableStringAttr(node, 'id'), level: numberAttr(node, 'level'), text: collapseWhitespace(blockText) });
+    walk.outline.push({ id: walk.headingAnchor(node), level: numberAttr(node, 'level'), text: collapseWhitespace(blockText) });
   }
   if (blockText === '') return;
   pushLine(walk, blockText, walk.blockLinks);
@@ -200,11 +204,6 @@ function isTextblock(type: string | undefined): boolean {
 function stringAttr(node: JSONContent, name: string): string {
   const value: unknown = node.attrs?.[name];
   return typeof value === 'string' ? value : '';
-}
-
-function nullableStringAttr(node: JSONContent, name: string): string | null {
-  const value: unknown = node.attrs?.[name];
-  return typeof value === 'string' ? value : null;
 }
 
 function numberAttr(node: JSONContent, name: string): number {

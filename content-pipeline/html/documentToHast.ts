@@ -11,6 +11,8 @@
 import type { JSONContent } from '@tiptap/core';
 import { normalizeUri } from 'micromark-util-sanitize-uri';
 import type { Element, ElementContent, Properties, Root, RootContent } from 'hast';
+import { createHeadingAnchors, HEADING_ANCHOR_PREFIX } from '../markdown/headingIds.ts';
+import { sectionStyleClass } from '../schema/customNodes.ts';
 
 /** `{ href }` for an existing page; `null` marks the wikilink as phantom (no href). */
 export type LinkResolver = (slug: string) => { href: string } | null;
@@ -22,20 +24,54 @@ export interface DocumentToHastOptions {
 
 export const PLUGIN_CONTENT_MARKER = '[plugin content]';
 
-/** Marks nest in this order (outermost first) so neighbouring text shares wrappers. */
-const MARK_RANK: Record<string, number> = { link: 0, bold: 1, italic: 2, strike: 3, code: 4 };
+/**
+ * Marks opened together that reach equally far nest in this order, outermost first (links
+ * outside, `***a***` → `<em><strong>a</strong></em>` as in CommonMark); see renderInline.
+ */
+const MARK_RANK: Record<string, number> = { link: 0, italic: 1, bold: 2, strike: 3, code: 4 };
 
 interface RenderState {
   resolveLink: LinkResolver;
   pluginBlockIndex: number;
+  headingAnchor: (heading: JSONContent) => string;
+  /** The ids given to headings so far (all of them once rendering is done). */
+  anchors: Set<string>;
+  /** Links to a fragment of this page (`#…`), to point at the prefixed heading ids at the end. */
+  fragmentLinks: Element[];
 }
 
 export function documentToHast(doc: JSONContent, options: DocumentToHastOptions = {}): Root {
   const state: RenderState = {
     resolveLink: options.resolveLink ?? ((slug) => ({ href: encodeURIComponent(slug) })),
     pluginBlockIndex: 0,
+    headingAnchor: createHeadingAnchors(),
+    anchors: new Set(),
+    fragmentLinks: [],
   };
-  return { type: 'root', children: renderBlocks(doc.content ?? [], state) };
+  const children = renderBlocks(doc.content ?? [], state);
+  pointFragmentLinksAtHeadings(state);
+  return { type: 'root', children };
+}
+
+/**
+ * `[see](#intro)` is written against the document's heading id (`intro`), but the heading
+ * renders as `h-intro`: such a link is pointed at `#h-intro`. A fragment that names no heading
+ * of this page (one already written as `#h-intro`, or another anchor) is left as it is.
+ */
+function pointFragmentLinksAtHeadings(state: RenderState): void {
+  for (const link of state.fragmentLinks) {
+    const fragment = String(link.properties.href).slice(1);
+    if (state.anchors.has(HEADING_ANCHOR_PREFIX + decodeFragment(fragment))) link.properties.href = `#${HEADING_ANCHOR_PREFIX}${fragment}`;
+  }
+}
+
+/** The fragment as the browser compares it with ids: percent-decoded (hrefs are normalized, `#grüße` is `#gr%C3%BC%C3%9Fe`). */
+function decodeFragment(fragment: string): string {
+  try {
+    return decodeURIComponent(fragment);
+  } catch {
+    return fragment;
+  }
 }
 
 function element(tagName: string, properties: Properties, children: ElementContent[] = []): Element {
@@ -51,7 +87,7 @@ function stringAttr(node: JSONContent, name: string): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
-/** Plain text of a node, for headings without an id and for nodes we do not know. */
+/** Plain text of a node, for code blocks and for nodes we do not know. */
 export function textContent(node: JSONContent): string {
   if (node.type === 'text') return node.text ?? '';
   if (node.type === 'wikilink') return stringAttr(node, 'displayText') ?? stringAttr(node, 'targetSlug') ?? '';
@@ -66,13 +102,19 @@ function renderBlocks(nodes: JSONContent[], state: RenderState): RootContent[] &
 function renderBlock(node: JSONContent, state: RenderState): ElementContent[] {
   const children = (): ElementContent[] => renderBlocks(node.content ?? [], state);
   switch (node.type) {
-    case 'paragraph':
-      return [element('p', {}, renderInline(node.content ?? [], state))];
+    case 'paragraph': {
+      // An empty paragraph renders as nothing, as in CommonMark: the schema puts one into every
+      // empty document, blockquote or list item and in front of an item starting with another
+      // block, and one typed in the editor shows as nothing in a browser either way.
+      const inline = renderInline(node.content ?? [], state);
+      return inline.length > 0 ? [element('p', {}, inline)] : [];
+    }
     case 'heading': {
       const level = Math.min(6, Math.max(1, Number(node.attrs?.level) || 1));
-      // Uniqueness and the fallback id from the text are settled by rehypeUniqueHeadingIds.
-      const id = stringAttr(node, 'id');
-      return [element(`h${level}`, id ? { id } : {}, renderInline(node.content ?? [], state))];
+      // The same ids, in the same order, as the outline (extract.ts) hands out.
+      const id = state.headingAnchor(node);
+      state.anchors.add(id);
+      return [element(`h${level}`, { id }, renderInline(node.content ?? [], state))];
     }
     case 'blockquote':
       return [element('blockquote', {}, children())];
@@ -154,8 +196,8 @@ function unwrapTightParagraphs(blocks: ElementContent[]): ElementContent[] {
   return children;
 }
 
-/** Only plain language names become a class; anything else is dropped, not escaped. */
-const LANGUAGE_NAME = /^[\w#+.-]+$/;
+/** Only language names of letters, digits and `_#+.-` become a class; anything else is dropped, not escaped. */
+const LANGUAGE_NAME = /^[\p{L}\p{M}\p{N}_#+.-]+$/u;
 
 function renderCodeBlock(node: JSONContent): Element {
   // The stored language is the whole info string (`ruby startline=3`); its first word names the language.
@@ -230,10 +272,9 @@ function renderPluginPlaceholder(node: JSONContent, state: RenderState): Element
   return element('div', { dataDtPlugin: pluginType, dataDtBlock: String(index) }, [element('p', {}, [text(PLUGIN_CONTENT_MARKER)])]);
 }
 
-/** Class names are built from ids; anything outside `[A-Za-z0-9_-]` becomes `-`. */
-export function sectionClass(node: JSONContent): string {
-  const part = (value: string | null): string => (value ?? '').replace(/[^\w-]/g, '-');
-  return `dt-style-${part(stringAttr(node, 'pluginId'))}-${part(stringAttr(node, 'styleId'))}`;
+/** The schema's class for a section (content picks only the end of `dt-style-…`). */
+function sectionClass(node: JSONContent): string {
+  return sectionStyleClass(node.attrs?.pluginId, node.attrs?.styleId);
 }
 
 // ——— inline content ———
@@ -244,7 +285,7 @@ interface Mark {
 }
 
 function markKey(mark: Mark): string {
-  return mark.type === 'link' ? `link:${String(mark.attrs?.href ?? '')}` : mark.type;
+  return mark.type === 'link' ? `link:${String(mark.attrs?.href ?? '')}\u0000${String(mark.attrs?.title ?? '')}` : mark.type;
 }
 
 function sortedMarks(node: JSONContent): Mark[] {
@@ -254,7 +295,7 @@ function sortedMarks(node: JSONContent): Mark[] {
   return [...usable].sort((a, b) => (MARK_RANK[a.type] ?? 9) - (MARK_RANK[b.type] ?? 9));
 }
 
-function markElement(mark: Mark): Element {
+function markElement(mark: Mark, state: RenderState): Element {
   switch (mark.type) {
     case 'bold':
       return element('strong', {});
@@ -266,34 +307,70 @@ function markElement(mark: Mark): Element {
       return element('code', {});
     case 'link': {
       // Percent-encode as CommonMark does (`/föö` → `/f%C3%B6%C3%B6`); the sanitizer judges the scheme later.
-      const href = typeof mark.attrs?.href === 'string' ? normalizeUri(mark.attrs.href) : '';
-      return element('a', href ? { href } : {});
+      // An empty href stays: `[a]()` is a link to this page, as in CommonMark.
+      const properties: Properties = typeof mark.attrs?.href === 'string' ? { href: normalizeUri(mark.attrs.href) } : {};
+      if (typeof mark.attrs?.title === 'string' && mark.attrs.title !== '') properties.title = mark.attrs.title;
+      const link = element('a', properties);
+      if (typeof properties.href === 'string' && properties.href.startsWith('#')) state.fragmentLinks.push(link);
+      return link;
     }
     default:
       return element('span', {});
   }
 }
 
+/** One inline node with its marks in nesting order and their keys. */
+interface MarkedNode {
+  node: JSONContent;
+  marks: Mark[];
+  keys: Set<string>;
+}
+
 /**
- * Inline nodes with their marks, sharing wrappers between neighbours with the same marks
- * (`**a *b***` → `<strong>a <em>b</em></strong>`), the way ProseMirror's serializer does.
+ * Inline nodes with their marks. ProseMirror keeps marks as a set per node; HTML nests them,
+ * and nests them the way the Markdown they came from did wherever a set of marks can tell:
+ * - a mark still open from the previous node stays open, so `*a **b** c*` is
+ *   `<em>a <strong>b</strong> c</em>`, not `<em>a </em><strong><em>b</em></strong><em> c</em>`;
+ * - marks opened together nest by how far they reach, the longest outermost
+ *   (`***a** b*` → `<em><strong>a</strong> b</em>`), ties by MARK_RANK (links outermost);
+ * - a hard break carries no marks but stays inside the marks its next node continues.
  */
 function renderInline(nodes: JSONContent[], state: RenderState): ElementContent[] {
+  const marked: MarkedNode[] = nodes.map((node) => {
+    const marks = sortedMarks(node);
+    return { node, marks, keys: new Set(marks.map(markKey)) };
+  });
   const root: ElementContent[] = [];
   const open: { key: string; element: Element }[] = [];
-  for (const node of nodes) {
-    const marks = sortedMarks(node);
+  const closeMarksNotIn = (keys: Set<string>): void => {
     let keep = 0;
-    while (keep < open.length && keep < marks.length && open[keep]?.key === markKey(marks[keep] as Mark)) keep++;
+    while (keep < open.length && keys.has(open[keep]!.key)) keep++;
     open.length = keep;
-    for (const mark of marks.slice(keep)) {
-      const wrapper = markElement(mark);
-      (open.at(-1)?.element.children ?? root).push(wrapper);
-      open.push({ key: markKey(mark), element: wrapper });
+  };
+  for (const [index, { node, marks, keys }] of marked.entries()) {
+    if (node.type === 'hardBreak') {
+      closeMarksNotIn(marked.slice(index + 1).find((next) => next.node.type !== 'hardBreak')?.keys ?? new Set());
+    } else {
+      closeMarksNotIn(keys);
+      const fresh = marks.filter((mark) => !open.some((entry) => entry.key === markKey(mark)));
+      const reach = new Map(fresh.map((mark) => [mark, markReach(marked, index, markKey(mark))]));
+      fresh.sort((a, b) => reach.get(b)! - reach.get(a)! || (MARK_RANK[a.type] ?? 9) - (MARK_RANK[b.type] ?? 9));
+      for (const mark of fresh) {
+        const wrapper = markElement(mark, state);
+        (open.at(-1)?.element.children ?? root).push(wrapper);
+        open.push({ key: markKey(mark), element: wrapper });
+      }
     }
     (open.at(-1)?.element.children ?? root).push(...renderInlineNode(node, state));
   }
   return root;
+}
+
+/** How many nodes from `index` on carry the mark (hard breaks, which carry none, do not end it). */
+function markReach(marked: readonly MarkedNode[], index: number, key: string): number {
+  let end = index;
+  while (end < marked.length && (marked[end]!.keys.has(key) || marked[end]!.node.type === 'hardBreak')) end++;
+  return end - index;
 }
 
 function renderInlineNode(node: JSONContent, state: RenderState): ElementContent[] {

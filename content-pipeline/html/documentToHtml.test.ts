@@ -15,19 +15,39 @@ function html(document: JSONContent & { type: 'doc' }, options?: Parameters<type
 }
 
 describe('documentToHtml: blocks', () => {
-  it('renders paragraphs, empty ones included', () => {
-    assert.equal(html(doc(p(t('one')), p())), '<p>one</p><p></p>');
+  it('renders paragraphs; an empty one renders as nothing, as in CommonMark', () => {
+    assert.equal(html(doc(p(t('one')), p())), '<p>one</p>');
+    assert.equal(html(doc(p())), '');
+    assert.equal(html(doc({ type: 'blockquote', content: [p()] })), '<blockquote></blockquote>');
   });
 
-  it('renders headings with their stored id', () => {
-    assert.equal(html(doc({ type: 'heading', attrs: { level: 3, id: 'intro' }, content: [t('Intro')] })), '<h3 id="intro">Intro</h3>');
+  it('renders headings with their stored id behind the h- prefix', () => {
+    assert.equal(html(doc({ type: 'heading', attrs: { level: 3, id: 'intro' }, content: [t('Intro')] })), '<h3 id="h-intro">Intro</h3>');
   });
 
   it('derives missing heading ids from the text and keeps them unique', () => {
     const heading = (text: string, id: string | null = null): JSONContent => ({ type: 'heading', attrs: { level: 2, id }, content: [t(text)] });
     assert.equal(
       html(doc(heading('Hello World'), heading('Hello World'), heading('Other', 'hello-world'), heading('Grüße, Welt!'))),
-      '<h2 id="hello-world">Hello World</h2><h2 id="hello-world-2">Hello World</h2><h2 id="hello-world-3">Other</h2><h2 id="grüße-welt">Grüße, Welt!</h2>',
+      '<h2 id="h-hello-world">Hello World</h2><h2 id="h-hello-world-2">Hello World</h2><h2 id="h-hello-world-3">Other</h2><h2 id="h-grüße-welt">Grüße, Welt!</h2>',
+    );
+  });
+
+  it('never renders an id the app could use: headings named after app ids get h- ids', () => {
+    const heading = (text: string, id: string | null): JSONContent => ({ type: 'heading', attrs: { level: 1, id }, content: [t(text)] });
+    assert.equal(
+      html(doc(heading('Main', null), heading('x', 'app'), heading('y', 'login" onclick="x'))),
+      '<h1 id="h-main">Main</h1><h1 id="h-app">x</h1><h1 id="h-login&#x22; onclick=&#x22;x">y</h1>',
+    );
+  });
+
+  it('points links to a heading of the page at its prefixed id; other fragments stay', () => {
+    const link = (href: string): JSONContent => t(href, [{ type: 'link', attrs: { href } }]);
+    const heading = (text: string, id: string): JSONContent => ({ type: 'heading', attrs: { level: 2, id }, content: [t(text)] });
+    assert.equal(
+      html(doc(p(link('#intro'), link('#grüße'), link('#h-intro'), link('#nowhere'), link('#'), link('other#intro')), heading('Intro', 'intro'), heading('Grüße', 'grüße'))),
+      '<p><a href="#h-intro">#intro</a><a href="#h-gr%C3%BC%C3%9Fe">#grüße</a><a href="#h-intro">#h-intro</a><a href="#nowhere">#nowhere</a><a href="#">#</a><a href="other#intro">other#intro</a></p>' +
+        '<h2 id="h-intro">Intro</h2><h2 id="h-grüße">Grüße</h2>',
     );
   });
 
@@ -46,7 +66,7 @@ describe('documentToHtml: blocks', () => {
   it('renders loose lists with paragraphs, tight ones (the default) with their inline content', () => {
     const item = (...content: JSONContent[]): JSONContent => ({ type: 'listItem', content });
     const list = (tight: boolean, ...items: JSONContent[]): JSONContent => ({ type: 'bulletList', attrs: { tight }, content: items });
-    assert.equal(html(doc(list(false, item(p(t('a'))), item(p(t('b'))), item(p())))), '<ul><li><p>a</p></li><li><p>b</p></li><li><p></p></li></ul>');
+    assert.equal(html(doc(list(false, item(p(t('a'))), item(p(t('b'))), item(p())))), '<ul><li><p>a</p></li><li><p>b</p></li><li></li></ul>');
     // Tight: newlines between blocks (after a leading paragraph, around other blocks), as mdast-util-to-hast does.
     assert.equal(html(doc(list(true, item(p(t('a')), p(t('b'))), item(p())))), '<ul><li>a\nb</li><li></li></ul>');
     const looseInside = list(false, item(p(t('b'))), item(p(t('c'))));
@@ -100,7 +120,7 @@ describe('documentToHtml: blocks', () => {
 
   it('renders sections with the style class', () => {
     assert.equal(html(doc({ type: 'section', attrs: { pluginId: 'callouts', styleId: 'warning' }, content: [p(t('x'))] })), '<section class="dt-style-callouts-warning"><p>x</p></section>');
-    assert.equal(html(doc({ type: 'section', attrs: { pluginId: 'a b', styleId: '"><x' }, content: [p()] })), '<section class="dt-style-a-b----x"><p></p></section>');
+    assert.equal(html(doc({ type: 'section', attrs: { pluginId: 'a b', styleId: '"><x' }, content: [p()] })), '<section class="dt-style-a-b----x"></section>');
   });
 
   it('renders transclusions as placeholders holding a plain wikilink', () => {
@@ -124,6 +144,24 @@ describe('documentToHtml: inline content', () => {
     assert.equal(
       html(doc(p(t('a', [{ type: 'bold' }]), t('b', [{ type: 'bold' }, { type: 'italic' }]), t('c', [{ type: 'strike' }]), t('d', [{ type: 'code' }])))),
       '<p><strong>a<em>b</em></strong><del>c</del><code>d</code></p>',
+    );
+  });
+
+  it('keeps marks that continue open and nests marks opened together by how far they reach, as the Markdown did', () => {
+    const [bold, italic] = [{ type: 'bold' }, { type: 'italic' }];
+    // *a **b** c*, ***a** b*, ***a***, *a\⏎b*
+    assert.equal(html(doc(p(t('a ', [italic]), t('b', [bold, italic]), t(' c', [italic])))), '<p><em>a <strong>b</strong> c</em></p>');
+    assert.equal(html(doc(p(t('a', [bold, italic]), t(' b', [italic])))), '<p><em><strong>a</strong> b</em></p>');
+    assert.equal(html(doc(p(t('a', [bold, italic])))), '<p><em><strong>a</strong></em></p>');
+    assert.equal(html(doc(p(t('a', [italic]), { type: 'hardBreak' }, t('b', [italic])))), '<p><em>a<br>b</em></p>');
+    assert.equal(html(doc(p(t('a', [italic]), { type: 'hardBreak' }, t('b')))), '<p><em>a</em><br>b</p>');
+  });
+
+  it('renders link titles and empty link targets', () => {
+    const link = (text: string, href: string, title: string | null = null): JSONContent => t(text, [{ type: 'link', attrs: { href, title } }]);
+    assert.equal(
+      html(doc(p(link('a', '/x', 'A "title" & more'), link('b', ''), link('c', '/x', ''), link('d', '/x', 'other')))),
+      '<p><a href="/x" title="A &#x22;title&#x22; &#x26; more">a</a><a href="">b</a><a href="/x">c</a><a href="/x" title="other">d</a></p>',
     );
   });
 

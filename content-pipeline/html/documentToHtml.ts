@@ -9,7 +9,6 @@ import rehypeSanitize from 'rehype-sanitize';
 import rehypeStringify from 'rehype-stringify';
 import { unified } from 'unified';
 import { documentToHast, type LinkResolver } from './documentToHast.ts';
-import rehypeUniqueHeadingIds from './rehypeUniqueHeadingIds.ts';
 import { pageSanitizeSchema } from './sanitizeSchema.ts';
 
 export interface DocumentToHtmlOptions {
@@ -18,16 +17,14 @@ export interface DocumentToHtmlOptions {
 }
 
 /**
- * The processor after documentToHast (which is not a unified parser: its input is JSON).
- * Order matters:
- * 1. rehypeUniqueHeadingIds: ids before sanitizing, so the sanitizer sees the final ids;
- * 2. rehype-sanitize with our page schema: last step that changes the tree, so nothing is
- *    added after the safety check;
- * 3. rehype-stringify.
+ * The processor after documentToHast (which is not a unified parser: its input is JSON; it
+ * also gives headings their final, prefixed ids, the outline's). Order matters:
+ * 1. rehype-sanitize with our page schema: the only step that changes the tree, so nothing
+ *    is added after the safety check;
+ * 2. rehype-stringify.
  */
 export function createDocumentHtmlProcessor() {
   return unified()
-    .use(rehypeUniqueHeadingIds)
     .use(rehypeSanitize, pageSanitizeSchema)
     .use(rehypeStringify)
     .freeze();

@@ -62,7 +62,14 @@ describe('expandTransclusions', () => {
     const heading: JSONContent = { type: 'heading', attrs: { level: 2, id: 'intro' }, content: [{ type: 'text', text: 'Intro' }] };
     assert.equal(
       expandTransclusions(render(heading, embed('b')), resolverFor({ b: render(heading) })),
-      '<h2 id="intro">Intro</h2><div class="dt-transclusion" data-slug="b" data-dt-title="B"><h2 id="intro-2">Intro</h2></div>',
+      '<h2 id="h-intro">Intro</h2><div class="dt-transclusion" data-slug="b" data-dt-title="B"><h2 id="h-intro-2">Intro</h2></div>',
+    );
+  });
+
+  it('keeps only h- heading ids and no other id or name in a transcluded body (a body cached before the prefix, or forged)', () => {
+    assert.equal(
+      expandTransclusions(render(embed('b')), resolverFor({ b: '<h2 id="main">Old</h2><h3 id="h-ok">New</h3><p id="app">x</p><a name="login" id="h-x" href="#h-ok">y</a>' })),
+      '<div class="dt-transclusion" data-slug="b" data-dt-title="B"><h2>Old</h2><h3 id="h-ok">New</h3><p>x</p><a href="#h-ok">y</a></div>',
     );
   });
 

@@ -13,10 +13,19 @@
  *   `java\tscript:`, ` javascript:` and `JaVaScRiPt:` are unknown schemes and dropped;
  * - comments and doctypes.
  *
- * Heading ids are not prefixed (`clobber` is only `name`): they must equal the outline's ids
- * so `#anchor` links work, and ids appear only on headings, where we set them.
+ * Ids, classes and names content can set never take a name the app uses (DOM clobbering: an
+ * inlined body with `id="main"` would shadow the app's `#main` and `window.main`):
+ * - ids appear only on headings and only as `h-…` (documentToHast.ts prefixes them, the same
+ *   ids the outline lists); any other id is dropped. `id` is not in `clobber`, which would
+ *   prefix again each time a transcluded body is sanitized on its way into another page;
+ * - `name` is allowed nowhere, and would be prefixed `user-content-` (`clobber`);
+ * - classes are fixed values, or content picks only the end of one in a namespace of its own:
+ *   `language-…` on code (the name every highlighter looks for) and `dt-style-…` on sections.
  */
 import { defaultSchema, type Schema } from 'hast-util-sanitize';
+
+/** One entry of an element's attribute allowlist (the package does not export the type by name). */
+type PropertyDefinition = NonNullable<Schema['attributes']>[string][number];
 
 /** Dropped together with their content. */
 const STRIP_WITH_CONTENT = ['script', 'style', 'iframe', 'object', 'embed', 'svg', 'math', 'template', 'noscript', 'textarea', 'title', 'xmp', 'noembed', 'noframes', 'frameset', 'frame', 'applet'];
@@ -27,7 +36,8 @@ const STRIP_WITH_CONTENT = ['script', 'style', 'iframe', 'object', 'embed', 'svg
  */
 const PAGE_TAG_NAMES = (defaultSchema.tagNames ?? []).filter((tag) => tag !== 'picture' && tag !== 'source');
 
-const HEADING_ATTRIBUTES = ['id'];
+/** Rendered heading ids (HEADING_ANCHOR_PREFIX in headingIds.ts). */
+const HEADING_ATTRIBUTES: PropertyDefinition[] = [['id', /^h-/]];
 
 /** Classes we emit, per element; other classes are dropped. */
 const WIKILINK_CLASSES = ['className', 'dt-wikilink', 'dt-phantom'] as const;
@@ -47,7 +57,7 @@ export const pageSanitizeSchema: Schema = {
   },
   required: { input: { type: 'checkbox', disabled: true } },
   attributes: {
-    a: ['href', 'dataSlug', [...WIKILINK_CLASSES]],
+    a: ['href', 'title', 'dataSlug', [...WIKILINK_CLASSES]],
     img: ['src', 'alt', 'title', ['loading', 'lazy']],
     h1: HEADING_ATTRIBUTES,
     h2: HEADING_ATTRIBUTES,
@@ -59,7 +69,7 @@ export const pageSanitizeSchema: Schema = {
     ul: [['className', 'contains-task-list']],
     li: [['className', 'task-list-item']],
     input: [['type', 'checkbox'], ['disabled', true], 'checked'],
-    code: [['className', /^language-[\w#+.-]+$/]],
+    code: [['className', /^language-[\p{L}\p{M}\p{N}_#+.-]+$/u]],
     th: ['colSpan', 'rowSpan'],
     td: ['colSpan', 'rowSpan'],
     section: [['className', /^dt-style-[\w-]+$/]],

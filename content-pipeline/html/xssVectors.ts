@@ -1,11 +1,13 @@
 /**
  * XSS vectors for the sanitization tests, written after the categories of the OWASP XSS
- * filter evasion cheat sheet. Test data only; each is fed through every channel in
- * xssCorpus.test.ts (document attributes, SVG snapshots, comment Markdown, page Markdown).
+ * filter evasion cheat sheet, and DOM clobbering vectors (markup whose ids and names would
+ * shadow the app's elements and globals once a page body is inlined). Test data only; each is
+ * fed through every channel in xssCorpus.test.ts (document attributes, SVG snapshots, comment
+ * Markdown, page Markdown).
  */
 
 export interface XssVector {
-  category: 'script tag' | 'event handler' | 'url scheme' | 'svg' | 'mutated markup' | 'entity trick' | 'embedding';
+  category: 'script tag' | 'event handler' | 'url scheme' | 'svg' | 'mutated markup' | 'entity trick' | 'embedding' | 'dom clobbering';
   payload: string;
 }
 
@@ -117,5 +119,23 @@ export const XSS_VECTORS: XssVector[] = [
     '<IMG SRC="jav&#x09;ascript:alert(\'XSS\');">',
     '\u003cscript\u003ealert(1)\u003c/script\u003e',
     '&#x3C;img src=x onerror=alert(1)&#x3E;',
+  ]),
+  ...vectors('dom clobbering', [
+    'main',
+    'app',
+    'h-main',
+    'user-content-x',
+    '<a id="main" name="main" href="#">x</a>',
+    '<form id="app" name="login"><input name="attributes" id="csrf"></form>',
+    '<img name="getElementById" id="cookie">',
+    '<h1 id="main">Main</h1>',
+    '<p id="__proto__" class="hidden modal">x</p>',
+    '<object id="app" name="config"></object>',
+    '<embed name="location" id="defaultView">',
+    '<iframe name="parent" id="top" srcdoc="x"></iframe>',
+    '<svg><g id="main"><rect id="app" class="x"/></g><use href="#main"/></svg>',
+    '<svg><clipPath id="location"/><rect clip-path="url(#location)"/></svg>',
+    '<a id="x" aria-describedby="main" form="login" for="password">x</a>',
+    '<output name="body" for="main" form="app">y</output>',
   ]),
 ];

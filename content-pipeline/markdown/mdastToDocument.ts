@@ -34,7 +34,7 @@
 import type { Blockquote, Code, Definition, Heading, List, ListItem, Nodes, Parents, PhrasingContent, Root, RootContent, Table } from 'mdast';
 import { documentSchema, type DocumentJson } from '../schema/documentSchema.ts';
 import { MEDIA_PATH_PREFIX, MENTION_SCHEME, PLUGIN_FENCE_PREFIX } from './dialect.ts';
-import { createHeadingSlugger } from './headingIds.ts';
+import { createHeadingSlugger, headingText } from './headingIds.ts';
 import type { Section } from './remarkSections.ts';
 import type { Transclusion } from './remarkTransclusions.ts';
 import type { WikiLink } from './remarkWikilinks.ts';
@@ -144,7 +144,7 @@ function convertPhrasingParentAsParagraph(node: Parents, context: Context): Node
 
 function convertHeading(node: Heading, context: Context): NodeJson {
   const content = convertInline(node.children, context, { marks: [], blockImages: false, insideLink: false });
-  const attrs = { level: node.depth, id: context.headingId(inlinePlainText(content)) };
+  const attrs = { level: node.depth, id: context.headingId(headingText(content)) };
   return content.length > 0 ? { type: 'heading', attrs, content } : { type: 'heading', attrs };
 }
 
@@ -336,18 +336,6 @@ function resolveMarks(marks: readonly MarkJson[]): MarkJson[] {
     if (!conflicts) kept.push(mark);
   }
   return kept;
-}
-
-/** The text of converted inline content, as the outline and heading ids read it. */
-function inlinePlainText(nodes: readonly NodeJson[]): string {
-  return nodes
-    .map((node) => {
-      if (node.type === 'text') return node.text ?? '';
-      if (node.type === 'wikilink') return String(node.attrs?.displayText ?? node.attrs?.targetSlug ?? '');
-      if (node.type === 'mention') return `@${String(node.attrs?.label ?? '')}`;
-      return node.type === 'hardBreak' ? ' ' : '';
-    })
-    .join('');
 }
 
 /** The text of mdast inline content (a mention's label). */

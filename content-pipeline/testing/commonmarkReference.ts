@@ -9,6 +9,7 @@ import remarkGfm from 'remark-gfm';
 import remarkParse from 'remark-parse';
 import remarkRehype from 'remark-rehype';
 import { unified } from 'unified';
+import { visit, EXIT } from 'unist-util-visit';
 import remarkRawHtmlAsText from '../markdown/remarkRawHtmlAsText.ts';
 
 export interface ReferenceOptions {
@@ -23,4 +24,16 @@ export function referenceHtml(markdown: string, options: ReferenceOptions): stri
   if (options.gfm) processor.use(remarkGfm);
   if (options.rawHtmlAsText) processor.use(remarkRawHtmlAsText);
   return String(processor.use(remarkRehype, { allowDangerousHtml: true }).use(rehypeStringify, { allowDangerousHtml: true }).processSync(markdown));
+}
+
+const commonmarkParser = unified().use(remarkParse).freeze();
+
+/** Whether plain CommonMark reads raw HTML (an HTML block or inline HTML) in the Markdown. */
+export function hasRawHtml(markdown: string): boolean {
+  let found = false;
+  visit(commonmarkParser.parse(markdown), 'html', () => {
+    found = true;
+    return EXIT;
+  });
+  return found;
 }

@@ -3,10 +3,12 @@ import { test } from 'node:test';
 import {
   canonicalHtml,
   parseHtmlFragment,
-  withContainersHoldingParagraphs,
   withFlatMarks,
   withImagePolicy,
-  withSanitizingPolicy,
+  withLanguageClassesRestricted,
+  withLinksNeedingText,
+  withoutHeadingIds,
+  withUnsafeSchemesDropped,
   withWikilinksAsText,
 } from './htmlComparison.ts';
 
@@ -24,21 +26,28 @@ test('flat marks: nesting order is canonical, same-kind nesting collapses, break
   assert.equal(flat('<p><em>a<br>b</em></p>'), '<p><em>a</em><br><em>b</em></p>');
 });
 
-test('containers hold paragraphs: empty paragraphs go, tight list items stay as they are', () => {
-  const rewritten = canonicalHtml(withContainersHoldingParagraphs(parseHtmlFragment('<ul><li>a<ul><li>b</li></ul></li></ul><ol><li><p></p><pre><code>x</code></pre></li></ol><blockquote><p></p></blockquote>')));
-  assert.equal(rewritten, '<ul><li>a<ul><li>b</li></ul></li></ul><ol><li><pre><code>x</code></pre></li></ol><blockquote></blockquote>');
-});
-
-test('image policy: images become links with their alt (or URL), just text inside a link', () => {
+test('image policy: images become links with their title and alt (or URL), just text inside a link', () => {
   const rewritten = canonicalHtml(withImagePolicy(parseHtmlFragment('<p><img src="/a.png" alt="A" title="T"> <img src="/b.png" alt=""> <a href="/u"><img src="/c.png" alt="C"></a></p>')));
-  assert.equal(rewritten, '<p><a href="/a.png">A</a> <a href="/b.png">/b.png</a> <a href="/u">C</a></p>');
+  assert.equal(rewritten, '<p><a href="/a.png" title="T">A</a> <a href="/b.png">/b.png</a> <a href="/u">C</a></p>');
 });
 
-test('sanitizing policy: titles, unsafe and empty hrefs and unusual language classes go', () => {
+test('unsafe schemes: hrefs with a scheme other than http, https, mailto lose the href; relative, empty ones and titles stay', () => {
   const rewritten = canonicalHtml(
-    withSanitizingPolicy(parseHtmlFragment('<p><a href="javascript:x" title="t">j</a><a href="">e</a><a href="/x"></a><a href="MAILTO:a@b">m</a></p><pre><code class="language-föö">x</code></pre>')),
+    withUnsafeSchemesDropped(parseHtmlFragment('<p><a href="javascript:x" title="t">j</a><a href="">e</a><a href="/x:y">r</a><a href="MAILTO:a@b">m</a><a href="https://x" title="t">h</a></p>')),
   );
-  assert.equal(rewritten, '<p><a>j</a><a>e</a><a href="/x">/x</a><a>m</a></p><pre><code>x</code></pre>');
+  assert.equal(rewritten, '<p><a title="t">j</a><a href="">e</a><a href="/x:y">r</a><a>m</a><a href="https://x" title="t">h</a></p>');
+});
+
+test('links need text: a link without text shows its URL, one without text and URL goes with its empty paragraph', () => {
+  assert.equal(canonicalHtml(withLinksNeedingText(parseHtmlFragment('<p><a href="/x" title="t"></a></p><p><a href=""></a></p><p>a<a href="">b</a></p>'))), '<p><a href="/x" title="t">/x</a></p><p>a<a href="">b</a></p>');
+});
+
+test('language classes: only letters, digits and _#+.- after language-', () => {
+  assert.equal(canonicalHtml(withLanguageClassesRestricted(parseHtmlFragment('<pre><code class="language-föö">x</code></pre><pre><code class="language-;">y</code></pre>'))), '<pre><code className="language-föö">x</code></pre><pre><code>y</code></pre>');
+});
+
+test('heading ids are removed from headings only', () => {
+  assert.equal(canonicalHtml(withoutHeadingIds(parseHtmlFragment('<h2 id="h-a">A</h2><p id="x">b</p>'))), '<h2>A</h2><p id="x">b</p>');
 });
 
 test('wikilinks and transclusions turn back into their dialect text', () => {

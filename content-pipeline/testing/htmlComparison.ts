@@ -84,7 +84,7 @@ function cloneTree(tree: Root): Root {
   return structuredClone(tree);
 }
 
-/** Heading ids are ours (derived from the text); the spec has none. */
+/** Heading ids are ours (`h-` + the slug of the text); the spec's HTML has none. */
 export function withoutHeadingIds(tree: Root): Root {
   const copy = cloneTree(tree);
   rewriteElements(copy, (element) => {
@@ -101,37 +101,53 @@ export function withoutHeadingIds(tree: Root): Root {
 const SAFE_LINK = /^(?:https?:|mailto:|[^:]*(?:[/?#]|$))/;
 
 /** Code language classes our sanitizer keeps (sanitizeSchema.ts). */
-const SAFE_LANGUAGE_CLASS = /^language-[\w#+.-]+$/;
+const SAFE_LANGUAGE_CLASS = /^language-[\p{L}\p{M}\p{N}_#+.-]+$/u;
 
 /**
- * Our sanitizing policy: link titles are not rendered; an href with a scheme other than http,
- * https or mailto, or an empty one, is dropped (the link text stays); a link needs text to
- * exist in the document, so an empty one shows its URL; code language classes are limited to
- * word characters and `#+.-`.
+ * Our sanitizer keeps hrefs with the schemes http, https and mailto, and relative ones; any
+ * other scheme (`foo:bar`, `irc:`, `MAILTO:` in capitals) is dropped, the link text stays.
  */
-export function withSanitizingPolicy(tree: Root): Root {
+export function withUnsafeSchemesDropped(tree: Root): Root {
   const copy = cloneTree(tree);
   rewriteElements(copy, (element) => {
-    if (element.tagName === 'code') {
-      const classes = element.properties['className'];
-      if (Array.isArray(classes) && !classes.every((name) => SAFE_LANGUAGE_CLASS.test(String(name)))) delete element.properties['className'];
-      return null;
-    }
-    if (element.tagName !== 'a') return null;
-    delete element.properties['title'];
     const href = element.properties['href'];
-    if (typeof href !== 'string') return null;
-    if (element.children.length === 0 && href !== '') element.children = [{ type: 'text', value: href }];
-    if (href === '' || !SAFE_LINK.test(href)) delete element.properties['href'];
+    if (element.tagName === 'a' && typeof href === 'string' && !SAFE_LINK.test(href)) delete element.properties['href'];
     return null;
   });
   return copy;
 }
 
 /**
- * Our image policy: an image not served from uploads becomes a link whose text is the alt (the
- * URL when there is no alt) and that has no title, as our links render none; inside a link it
- * becomes just that text, as links do not nest.
+ * A link is a mark on text in our document model, so a link needs text: one without text shows
+ * its URL (`[](/x)` → `<a href="/x">/x</a>`), and one without text and URL (`[]()`) is gone,
+ * with the paragraph it leaves empty (CommonMark renders no empty paragraph of its own).
+ */
+export function withLinksNeedingText(tree: Root): Root {
+  const copy = cloneTree(tree);
+  rewriteElements(copy, (element) => {
+    if (element.tagName === 'p' && element.children.length === 0) return [];
+    const href = element.properties['href'];
+    if (element.tagName !== 'a' || element.children.length > 0 || typeof href !== 'string') return null;
+    return href === '' ? [] : [{ ...element, children: [{ type: 'text', value: href }] }];
+  });
+  return copy;
+}
+
+/** Our sanitizer keeps a code language class only of letters, digits and `_#+.-` (`language-;` goes). */
+export function withLanguageClassesRestricted(tree: Root): Root {
+  const copy = cloneTree(tree);
+  rewriteElements(copy, (element) => {
+    const classes = element.properties['className'];
+    if (element.tagName === 'code' && Array.isArray(classes) && !classes.every((name) => SAFE_LANGUAGE_CLASS.test(String(name)))) delete element.properties['className'];
+    return null;
+  });
+  return copy;
+}
+
+/**
+ * Our image policy: an image not served from uploads becomes a link to its URL, with its title,
+ * whose text is the alt (the URL when there is no alt); inside a link it becomes just that
+ * text, as links do not nest.
  */
 export function withImagePolicy(tree: Root): Root {
   const copy = cloneTree(tree);
@@ -150,7 +166,8 @@ function replaceImages(parent: Root | Element, insideLink: boolean): void {
     const alt = typeof child.properties['alt'] === 'string' && child.properties['alt'] !== '' ? child.properties['alt'] : src;
     const text: ElementContent = { type: 'text', value: alt };
     if (insideLink) return text;
-    return { type: 'element', tagName: 'a', properties: { href: src }, children: [text] };
+    const title = child.properties['title'];
+    return { type: 'element', tagName: 'a', properties: typeof title === 'string' ? { href: src, title } : { href: src }, children: [text] };
   }) as typeof parent.children;
 }
 
@@ -253,17 +270,4 @@ function innermostOf(outermost: Element, depth: number): ElementContent[] {
     current = next;
   }
   return current.children;
-}
-
-/**
- * Containers in our model hold paragraphs: an empty blockquote, list item or document holds an
- * empty one (`block+`), and a list item starts with one (the schema's `paragraph block*`), so
- * an item of a loose list that starts with another block gets an empty paragraph in front.
- * (Tight lists render their paragraphs unwrapped and an empty one as nothing, as the spec
- * does.) Empty paragraphs are dropped, on both sides.
- */
-export function withContainersHoldingParagraphs(tree: Root): Root {
-  const copy = cloneTree(tree);
-  rewriteElements(copy, (element) => (element.tagName === 'p' && element.children.length === 0 ? [] : null));
-  return copy;
 }
