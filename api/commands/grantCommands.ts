@@ -8,6 +8,7 @@ import { ForeignKeyConstraintError } from 'sequelize';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { uniqueViolationError } from '../db/uniqueViolations.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
+import { apiText } from '../i18n/apiTexts.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { Grant, Label, Page, User, type GrantEffect, type PondRole } from '../models/index.ts';
 import { presentGrant, type GrantScopeView, type GrantSubjectView } from '../presenters/grantPresenter.ts';
@@ -26,13 +27,9 @@ export async function listGrants(pondId: string): Promise<Grant[]> {
   return Grant.findAll({ where: { pondId }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
 }
 
-const REFERENCE_MESSAGES: Record<Locale, Record<'subject.id' | 'scope.id', string>> = {
-  en: { 'subject.id': 'No account with this id exists.', 'scope.id': 'This pond has no such label or page.' },
-  de: { 'subject.id': 'Es gibt kein Konto mit dieser ID.', 'scope.id': 'Dieser Teich hat kein solches Label und keine solche Seite.' },
-};
-
 function unknownReference(path: 'subject.id' | 'scope.id', locale: Locale): ApiError {
-  return new ApiError('validation_failed', 400, { fields: [{ path, code: 'unknown_reference', message: REFERENCE_MESSAGES[locale][path] }] });
+  const message = apiText(path === 'subject.id' ? 'field.unknown_account' : 'field.unknown_scope', locale);
+  return new ApiError('validation_failed', 400, { fields: [{ path, code: 'unknown_reference', message }] });
 }
 
 /** Referential validation: the user exists; the label or page belongs to this pond. */

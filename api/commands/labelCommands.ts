@@ -9,6 +9,7 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { uniqueViolationError } from '../db/uniqueViolations.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
+import { apiText } from '../i18n/apiTexts.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { Label, Page, PageLabel } from '../models/index.ts';
 import { SubjectAccess, countGrantsScopedOn, labelGovernsAccess, type AccessSubject, type PondAccessData } from '../policies/grantResolution.ts';
@@ -31,22 +32,9 @@ export interface LabelActorContext {
 /** Field problems zod cannot see: ids that are well-formed but name nothing in this pond, an empty change. */
 type LabelFieldProblem = 'label_not_in_pond' | 'labels_not_in_pond' | 'nothing_to_change';
 
-const FIELD_MESSAGES: Record<Locale, Record<LabelFieldProblem, string>> = {
-  en: {
-    label_not_in_pond: 'Choose a label of this pond.',
-    labels_not_in_pond: 'Every label must belong to the pond of the page.',
-    nothing_to_change: 'Give a new name, colour or parent.',
-  },
-  de: {
-    label_not_in_pond: 'Wähle ein Label dieses Teichs.',
-    labels_not_in_pond: 'Jedes Label muss zum Teich der Seite gehören.',
-    nothing_to_change: 'Gib einen neuen Namen, eine neue Farbe oder ein neues übergeordnetes Label an.',
-  },
-};
-
 /** A 400 `validation_failed` shaped like the ones zod produces, with a localized message. */
 export async function invalidLabelField(path: string, problem: LabelFieldProblem, locale: () => Promise<Locale>, extra: Record<string, unknown> = {}): Promise<ApiError> {
-  const message = FIELD_MESSAGES[await locale()][problem];
+  const message = apiText(`field.${problem}`, await locale());
   return new ApiError('validation_failed', 400, { fields: [{ path, code: problem, message, ...extra }] });
 }
 

@@ -6,7 +6,8 @@
  * Our wording is looked up by the field's last path segment and the issue code alone, so an
  * entry must be right for every field of that name raising that code: `name:invalid_format`
  * comes only from the label name rule (pond and instance names have no format), and
- * `slug:invalid_format` from the one slug pattern pages and ponds share.
+ * `slug:invalid_format` from the one slug pattern pages and ponds share. Codes of our own
+ * rules (`invalid_text`, `date_out_of_range`) have one wording for every field.
  */
 import { z } from 'zod';
 import type { Locale } from './locale.ts';
@@ -28,6 +29,9 @@ const OUR_WORDING: Record<Locale, Record<string, string>> = {
     'subjectId:custom': 'Give subjectId exactly when subjectType is user, and leave it out otherwise.',
     'color:invalid_format': 'Use a colour in the form #rrggbb, such as #3366cc.',
     'name:invalid_format': 'A name cannot contain “/”.',
+    // A rule on the whole body: every such rule asks for at least one change.
+    ':custom': 'Change at least one field.',
+    'before:custom': 'Give at most one of before, after and index.',
   },
   de: {
     'username:invalid_format': 'Verwende 3–32 Zeichen: Kleinbuchstaben, Ziffern, Punkt, Bindestrich oder Unterstrich; am Anfang ein Buchstabe oder eine Ziffer.',
@@ -38,11 +42,25 @@ const OUR_WORDING: Record<Locale, Record<string, string>> = {
     'subjectId:custom': 'Gib subjectId genau dann an, wenn subjectType user ist, und lass es sonst weg.',
     'color:invalid_format': 'Gib eine Farbe im Format #rrggbb an, etwa #3366cc.',
     'name:invalid_format': 'Ein Name darf kein „/“ enthalten.',
+    ':custom': 'Ändere mindestens ein Feld.',
+    'before:custom': 'Gib höchstens eines von before, after und index an.',
   },
 };
 
-/** Our wording for (last path segment, issue code), if we have one. */
+/** Our wording for codes of our own rules (api/http/fieldSchemas.ts), whatever the field. */
+const CODE_WORDING: Record<Locale, Record<string, string>> = {
+  en: {
+    invalid_text: 'This text contains a character that cannot be stored (a NUL character or a broken surrogate pair). Please remove it.',
+    date_out_of_range: 'Use a date between the years 1 and 9999.',
+  },
+  de: {
+    invalid_text: 'Dieser Text enthält ein Zeichen, das nicht gespeichert werden kann (ein NUL-Zeichen oder ein kaputtes Surrogatpaar). Bitte entferne es.',
+    date_out_of_range: 'Gib ein Datum zwischen den Jahren 1 und 9999 an.',
+  },
+};
+
+/** Our wording for (last path segment, issue code), else for the code alone, if we have one. */
 export function ourFieldMessage(path: readonly PropertyKey[], code: string, locale: Locale): string | undefined {
   const field = String(path.at(-1) ?? '');
-  return OUR_WORDING[locale][`${field}:${code}`];
+  return OUR_WORDING[locale][`${field}:${code}`] ?? CODE_WORDING[locale][code];
 }

@@ -9,6 +9,7 @@
  */
 import { generateKeyBetween } from 'fractional-indexing';
 import { ApiError, forbidden } from '../http/apiError.ts';
+import { apiText } from '../i18n/apiTexts.ts';
 import type { Locale } from '../i18n/locale.ts';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
 import type { PageTree } from './pageTree.ts';
@@ -24,19 +25,6 @@ export interface Placement {
 
 export type TreeFieldProblem = 'invalid_parent' | 'invalid_sibling' | 'index_out_of_range';
 
-const MESSAGES: Record<Locale, Record<TreeFieldProblem, string>> = {
-  en: {
-    invalid_parent: 'Choose a page of this pond that is not in the trash and that you can read.',
-    invalid_sibling: 'Choose a page that sits next to the new place: same parent, not in the trash, readable, and not the page itself.',
-    index_out_of_range: 'The index is larger than the number of pages at that level.',
-  },
-  de: {
-    invalid_parent: 'Wähle eine Seite dieses Teichs, die nicht im Papierkorb liegt und die du lesen kannst.',
-    invalid_sibling: 'Wähle eine Seite, die am neuen Ort daneben steht: gleiche übergeordnete Seite, nicht im Papierkorb, lesbar und nicht die Seite selbst.',
-    index_out_of_range: 'Der Index ist größer als die Zahl der Seiten auf dieser Ebene.',
-  },
-};
-
 /** A field the caller got wrong; `toApiError` makes the localized 400. */
 export class TreeFieldError extends Error {
   readonly path: string;
@@ -51,7 +39,7 @@ export class TreeFieldError extends Error {
   }
 
   async toApiError(locale: () => Promise<Locale>): Promise<ApiError> {
-    const message = MESSAGES[await locale()][this.problem];
+    const message = apiText(`field.${this.problem}`, await locale());
     return new ApiError('validation_failed', 400, { fields: [{ path: this.path, code: this.problem, message, ...this.extra }] });
   }
 }

@@ -18,4 +18,4 @@ export function isReservedPondSlug(slug: string): boolean {
  * A slug a pond may be given: the slug rules, and not reserved. A reserved slug is an issue
  * `custom` on the field; routes answer it in the caller's language (i18n/fieldMessages.ts).
  */
-export const pondSlugSchema = slugSchema.refine((slug) => !isReservedPondSlug(slug), { error: 'This slug is reserved.' });
+export const pondSlugSchema = slugSchema.refine((slug) => !isReservedPondSlug(slug));

@@ -1,4 +1,5 @@
 import type { Grant, GrantEffect, PondRole } from '../models/index.ts';
+import { apiText } from '../i18n/apiTexts.ts';
 import type { Locale } from '../i18n/locale.ts';
 import type { DecidingLevel, Verdict, VerdictReason } from '../policies/grantResolution.ts';
 
@@ -44,11 +45,6 @@ export interface AccessRuleNames {
   pageTitles: ReadonlyMap<string, string>;
 }
 
-const PSEUDO_SUBJECT_NAMES: Record<Locale, Record<'signed-in' | 'public', string>> = {
-  en: { 'signed-in': 'All signed-in users', public: 'Everyone (public, without signing in)' },
-  de: { 'signed-in': 'Alle angemeldeten Benutzer', public: 'Alle (öffentlich, ohne Anmeldung)' },
-};
-
 export function presentGrant(grant: Grant): GrantView {
   return {
     id: grant.id,
@@ -68,7 +64,7 @@ export function presentGrant(grant: Grant): GrantView {
 }
 
 export function pseudoSubjectName(type: 'signed-in' | 'public', locale: Locale): string {
-  return PSEUDO_SUBJECT_NAMES[locale][type];
+  return apiText(`subject.${type}`, locale);
 }
 
 export function presentAccessRule(grant: Grant, names: AccessRuleNames, locale: Locale): AccessRuleView {

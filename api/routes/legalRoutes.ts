@@ -7,22 +7,13 @@ import { documentToHtml, markdownToDocument } from '../../content-pipeline/index
 import { escapeHtml } from '../html/escapeHtml.ts';
 import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
+import { apiText } from '../i18n/apiTexts.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { getSetting } from '../settings/instanceSettings.ts';
 
-const TITLES: Record<'imprint' | 'privacy', Record<Locale, string>> = {
-  imprint: { de: 'Impressum', en: 'Imprint' },
-  privacy: { de: 'Datenschutzerklärung', en: 'Privacy policy' },
-};
-
-const NOT_CONFIGURED: Record<Locale, string> = {
-  de: 'Diese Seite wurde von der Betreiberin oder dem Betreiber dieser Instanz noch nicht eingerichtet.',
-  en: 'The operator of this instance has not filled in this page yet.',
-};
-
 export function renderLegalPage(input: { kind: 'imprint' | 'privacy'; text: string; locale: Locale; instanceName: string }): string {
-  const title = TITLES[input.kind][input.locale];
-  const body = input.text.trim() ? documentToHtml(markdownToDocument(input.text)) : `<p class="notice">${escapeHtml(NOT_CONFIGURED[input.locale])}</p>`;
+  const title = apiText(`legal.${input.kind}`, input.locale);
+  const body = input.text.trim() ? documentToHtml(markdownToDocument(input.text)) : `<p class="notice">${escapeHtml(apiText('legal.notConfigured', input.locale))}</p>`;
   return `<!doctype html>
 <html lang="${input.locale}">
 <head>

@@ -12,5 +12,6 @@ export const placementFields = {
 
 export const onePlacement = {
   check: (body: { before?: unknown; after?: unknown; index?: unknown }) => [body.before, body.after, body.index].filter((value) => value !== undefined).length <= 1,
-  issue: { message: 'at most one of before, after, index', path: ['before'] },
+  // The message is the field catalogue's (`before:custom`).
+  issue: { path: ['before'] },
 };

@@ -32,7 +32,7 @@ const createPageBody = z.strictObject({
 
 const updatePageBody = z
   .strictObject({ title: titleSchema.optional(), slug: slugSchema.optional() })
-  .refine((patch) => patch.title !== undefined || patch.slug !== undefined, { message: 'at least one of title, slug' });
+  .refine((patch) => patch.title !== undefined || patch.slug !== undefined);
 
 /** ISO 8601 with Z or an offset, or a plain date meaning midnight UTC; kept as text so Postgres compares exactly. */
 const sinceSchema = z.union([z.iso.datetime({ offset: true }), z.iso.date().transform((date) => `${date}T00:00:00Z`)]);

@@ -33,7 +33,7 @@ const updatePondBody = z
       .optional(),
     settings: pondSettingsPatchSchema.optional(),
   })
-  .refine((body) => Object.values(body).some((value) => value !== undefined), { error: 'Change at least one of name, slug, fonts, settings.' });
+  .refine((body) => Object.values(body).some((value) => value !== undefined));
 
 const listQuery = z.object({ trashed: z.enum(['true', 'false']).optional() });
 

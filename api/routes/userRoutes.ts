@@ -12,7 +12,7 @@ const profilePatch = z
     autoWatchOwnPages: z.boolean().optional(),
     autoWatchOnComment: z.boolean().optional(),
   })
-  .refine((patch) => Object.keys(patch).length > 0, { message: 'at least one field' });
+  .refine((patch) => Object.keys(patch).length > 0);
 
 export const userRoutes: AnyRoute[] = [
   defineRoute({

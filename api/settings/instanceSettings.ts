@@ -104,4 +104,4 @@ export async function setSetting<K extends SettingKey>(
 export const settingsPatchBody = settingsPatchSchema(
   Object.fromEntries(Object.entries(SETTING_DEFINITIONS).map(([key, definition]) => [key, definition.schema])) as { [K in SettingKey]: z.ZodType<SettingValue<K>> },
   { lockedKeys: (Object.keys(SETTING_DEFINITIONS) as SettingKey[]).filter((key) => !SETTING_DEFINITIONS[key].adminEditable) },
-).refine((patch) => Object.keys(patch).length > 0, { error: 'Change at least one setting.' });
+).refine((patch) => Object.keys(patch).length > 0);

@@ -1,0 +1,22 @@
+/**
+ * English texts the API answers with besides error messages: field problems zod cannot see
+ * (references that name nothing, tree positions), names of pseudo subjects, the legal pages'
+ * frame. The German catalogue must have the same keys (its type enforces that).
+ */
+export const apiTextsEn = {
+  'field.invalid_parent': 'Choose a page of this pond that is not in the trash and that you can read.',
+  'field.invalid_sibling': 'Choose a page that sits next to the new place: same parent, not in the trash, readable, and not the page itself.',
+  'field.index_out_of_range': 'The index is larger than the number of pages at that level.',
+  'field.label_not_in_pond': 'Choose a label of this pond.',
+  'field.labels_not_in_pond': 'Every label must belong to the pond of the page.',
+  'field.nothing_to_change': 'Give a new name, colour or parent.',
+  'field.unknown_account': 'No account with this id exists.',
+  'field.unknown_scope': 'This pond has no such label or page.',
+  'subject.signed-in': 'All signed-in users',
+  'subject.public': 'Everyone (public, without signing in)',
+  'legal.imprint': 'Imprint',
+  'legal.privacy': 'Privacy policy',
+  'legal.notConfigured': 'The operator of this instance has not filled in this page yet.',
+} as const satisfies Record<string, string>;
+
+export type ApiTextKey = keyof typeof apiTextsEn;
