@@ -13,7 +13,7 @@ import { internalApiRoutes } from './routes/index.ts';
 import type { AppServices } from './services.ts';
 import { isSetupComplete } from './setup/setupState.ts';
 
-export const JSON_BODY_LIMIT = '1mb';
+const JSON_BODY_LIMIT = '1mb';
 
 export async function createApp(services: AppServices, options: { site: boolean }): Promise<Express> {
   const app = express();
@@ -24,7 +24,8 @@ export async function createApp(services: AppServices, options: { site: boolean 
   app.use(securityHeaders({ https: services.config.baseUrl.startsWith('https:') }));
 
   const api = express.Router();
-  api.use(express.json({ limit: JSON_BODY_LIMIT, strict: false }));
+  // application/json and the +json types (e.g. merge-patch+json); routes refuse other bodies (validation.ts).
+  api.use(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', '+json'] }));
   registerRoutes(api, internalApiRoutes, services, { authenticate: sessionCookieAuthentication });
   app.use('/api/v1', api);
   app.use('/api', (_req, _res, next) => next(new ApiError('not_found')));

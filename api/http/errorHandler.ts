@@ -48,7 +48,7 @@ function fromExpressClientError(error: unknown): ApiError | null {
   }
 }
 
-export async function sendApiError(req: Request, res: Response, error: ApiError): Promise<void> {
+async function sendApiError(req: Request, res: Response, error: ApiError): Promise<void> {
   const locale = await resolveRequestLocale(req);
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   res.status(error.status).json({ error: { code: error.code, message: errorMessage(error.code, locale), details: error.details } });
@@ -67,7 +67,7 @@ export function createErrorHandler(logger: Logger): ErrorRequestHandler {
     }
     sendApiError(req, res, apiError).catch((renderError: unknown) => {
       logger.error({ err: renderError }, 'failed to render an error');
-      if (!res.headersSent) res.status(500).json({ error: { code: 'internal_error', message: 'Internal error', details: {} } });
+      if (!res.headersSent) res.status(500).json({ error: { code: 'internal_error', message: errorMessage('internal_error', 'en'), details: {} } });
     });
   };
 }
