@@ -23,6 +23,7 @@ import { initModels, User, type Page } from '../api/models/index.ts';
 import { setSetting } from '../api/settings/instanceSettings.ts';
 import { seedPage, seedSharedPond } from '../api/testing/accessFixtures.ts';
 import { freePort } from '../api/testing/freePort.ts';
+import { waitFor } from '../api/testing/polling.ts';
 import { createTestDatabase } from '../api/testing/testDatabase.ts';
 import { CRONTAB } from './crontab.ts';
 import { createTaskList, LOG_COMPACTION, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING } from './taskList.ts';
@@ -32,15 +33,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const logger = createLogger(process.env.DT_TEST_LOG_LEVEL ?? 'silent', 'worker');
 const mail = { mailer: new Mailer({ fallback: null, logger }), baseUrl: 'http://127.0.0.1:3000' };
 
-async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** Jobs run in the worker's own time: poll the database or its output for a while. */
+const JOB_PATIENCE_MS = 20_000;
 
 describe('worker', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -69,8 +63,8 @@ describe('worker', () => {
     const job = await addJobAdhoc({ connectionString: database.url, logger: graphileLoggerFor(logger) }, task, {});
     // Compared as text: this process parses bigints (job ids) as numbers outside the worker's pool.
     const jobId = String(job.id);
-    const error = await waitFor(() => (finished.has(jobId) ? finished.get(jobId) : undefined), `job ${jobId}`);
-    assert.equal(error, null, `the ${task} job failed: ${String(error)}`);
+    const outcome = await waitFor(() => (finished.has(jobId) ? { error: finished.get(jobId) } : undefined), JOB_PATIENCE_MS, `job ${jobId}`, { intervalMs: 50 });
+    assert.equal(outcome.error, null, `the ${task} job failed: ${String(outcome.error)}`);
   }
   const runPurge = () => runJob(TRASH_PURGE);
 
@@ -119,7 +113,7 @@ describe('worker', () => {
     const identifiers = await waitFor(async () => {
       const rows = await sequelize.query<{ identifier: string }>('SELECT identifier FROM graphile_worker._private_known_crontabs', { type: QueryTypes.SELECT });
       return rows.length > 0 ? rows.map((row) => row.identifier) : undefined;
-    }, 'the crontab to be registered');
+    }, JOB_PATIENCE_MS, 'the crontab to be registered', { intervalMs: 50 });
     assert.deepEqual(identifiers.sort(), [LOG_COMPACTION, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING].sort());
   });
 
@@ -206,7 +200,7 @@ describe('worker process', () => {
       const exited = exitOf(child);
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      await waitFor(() => (output.includes('"msg":"worker running"') ? true : undefined), 'the worker to start', 30_000);
+      await waitFor(() => output.includes('"msg":"worker running"'), 30_000, 'the worker to start', { intervalMs: 50 });
       child.kill('SIGTERM');
       assert.deepEqual(await exited, { code: 0, signal: null });
     } finally {

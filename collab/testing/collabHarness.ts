@@ -9,6 +9,7 @@ import * as Y from 'yjs';
 import { createLogger } from '../../api/logger.ts';
 import { freePort } from '../../api/testing/freePort.ts';
 import { usePondCast, type PondCast } from '../../api/testing/pondTestSetup.ts';
+import { waitFor } from '../../api/testing/polling.ts';
 import type { TestClient } from '../../api/testing/testClient.ts';
 import { startCollabServer, type CollabServer, type CollabServerOptions } from '../collabServer.ts';
 import { paragraphText } from './paragraphText.ts';
@@ -69,7 +70,8 @@ export async function collabToken(client: TestClient, pageId: string): Promise<s
   return response.body.token as string;
 }
 
-export { paragraphText };
+// The collab tests' poll helper is everyone's (api/testing/polling.ts).
+export { paragraphText, waitFor };
 
 export interface EditorOptions {
   url?: string;
@@ -131,7 +133,9 @@ export async function openEditor(cast: CollabCast, client: TestClient, pageId: s
         target.insert(target.length, text);
       });
     },
-    allSynced: () => waitFor(() => provider.synced && provider.unsyncedChanges === 0, 10_000, 'provider has unsynced changes'),
+    allSynced: async () => {
+      await waitFor(() => provider.synced && provider.unsyncedChanges === 0, 10_000, 'the provider to have no unsynced changes');
+    },
     destroy() {
       provider.destroy();
     },
@@ -151,14 +155,4 @@ export function editorPool(cast: CollabCast) {
       for (const editor of editors.splice(0)) editor.destroy();
     },
   };
-}
-
-/** Polls `condition` every 10 ms until it holds or `timeoutMs` passes. */
-export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5000, message = 'condition not met'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await condition()) return;
-    if (Date.now() > deadline) throw new Error(`${message} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }

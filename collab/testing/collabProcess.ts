@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from '../../api/testing/polling.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MAIN = path.join(REPO_ROOT, 'collab/main.ts');
@@ -45,8 +46,7 @@ export interface CollabProcess {
 
 /** Resolves once `GET /healthz` answers 200, polling every 25 ms. */
 export async function waitUntilServing(host: string, port: number, timeoutMs: number, alive: () => boolean = () => true): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const serving = async () => {
     if (!alive()) throw new Error('the collab process exited before it served');
     const status = await new Promise<number>((resolve) => {
       const probe = request({ host, port, path: '/healthz', method: 'GET', timeout: 500 }, (response) => {
@@ -57,10 +57,9 @@ export async function waitUntilServing(host: string, port: number, timeoutMs: nu
       probe.on('timeout', () => probe.destroy());
       probe.end();
     });
-    if (status === 200) return;
-    if (Date.now() > deadline) throw new Error(`the collab server on ${host}:${port} did not serve within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+    return status === 200;
+  };
+  await waitFor(serving, timeoutMs, `the collab server on ${host}:${port} to serve`, { intervalMs: 25 });
 }
 
 function exited(child: ChildProcess): Promise<void> {

@@ -61,16 +61,6 @@ export async function startBenchServer(kind: BenchServerKind, env: Record<string
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export async function waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await sleep(2);
-  }
-}
-
 /** A provider as the editor opens one; resolves once synced. */
 export async function openProvider(url: string, name: string, token: string, ydoc = new Y.Doc()): Promise<{ provider: HocuspocusProvider; ydoc: Y.Doc }> {
   const provider = new HocuspocusProvider({ url, name, document: ydoc, token });

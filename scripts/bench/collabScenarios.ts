@@ -7,7 +7,8 @@ import { HocuspocusProvider } from '@hocuspocus/provider';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
 import { ProtocolClient, updateMessage } from '../../collab/testing/protocolClient.ts';
-import { openProvider, openRelayClient, percentile, waitUntil } from './collabClients.ts';
+import { waitFor } from '../../api/testing/polling.ts';
+import { openProvider, openRelayClient, percentile } from './collabClients.ts';
 import { firstParagraphText, paragraphSeed, type EditingTrace } from './collabDocuments.ts';
 import { seededRandom } from '../seededRandom.ts';
 
@@ -96,7 +97,7 @@ export async function measureKeystrokes(target: KeystrokeTarget, options: { seat
     text.insert(Math.floor(random() * (text.length + 1)), 'x');
     await sleep(options.intervalMs);
   }
-  await waitUntil(() => pending.every((edits) => edits.length === 0), 20_000, 'keystrokes did not all arrive');
+  await waitFor(() => pending.every((edits) => edits.length === 0), 20_000, 'every keystroke to arrive', { intervalMs: 2 });
   // Every copy of every page must be the same document.
   for (const seats of docs) {
     const expected = firstParagraphText(seats[0]!).toString();
@@ -143,10 +144,10 @@ export async function measureReplay(url: string, name: string, tokens: { sender:
   // message would make this one client process the bottleneck of the whole replay.
   for (let start = 0; start < messages.length; start += REPLAY_MESSAGES_PER_WRITE) sender.sendBurst(messages.slice(start, start + REPLAY_MESSAGES_PER_WRITE));
   let ackedAt = 0;
-  const completed = await waitUntil(() => {
+  const completed = await waitFor(() => {
     if (ackedAt === 0 && sender.acks >= messages.length) ackedAt = performance.now();
     return ackedAt > 0 && receivedAt > 0;
-  }, timeoutMs, 'the replay did not complete').then(
+  }, timeoutMs, 'the replay to complete', { intervalMs: 2 }).then(
     () => true,
     () => false,
   );

@@ -29,7 +29,7 @@ import { spawnCollabProcess, type CollabProcess } from '../../collab/testing/col
 import { openCollabDatabase, seedCollabPond } from '../bench/collabDatabase.ts';
 import { seededRandom } from '../seededRandom.ts';
 import { paragraphText } from '../../collab/testing/paragraphText.ts';
-import { waitUntil } from '../bench/collabClients.ts';
+import { waitFor } from '../../api/testing/polling.ts';
 import { connect, fullySynced, runSession, type SoakSession } from './collabSessions.ts';
 
 const SESSIONS = Number(process.env.SOAK_SESSIONS ?? 200);
@@ -186,7 +186,7 @@ try {
   await checkDurability('after the last session');
   for (const session of sessions) connect(session, url, tokenFor(session));
   const reconnectProblems: string[] = [];
-  await waitUntil(() => sessions.every((session) => fullySynced(session.provider!)), PATIENCE_MS, 'final reconnect').catch((error) => reconnectProblems.push((error as Error).message));
+  await waitFor(() => sessions.every((session) => fullySynced(session.provider!)), PATIENCE_MS, 'final reconnect', { intervalMs: 2 }).catch((error) => reconnectProblems.push((error as Error).message));
   const svOf = (ydoc: Y.Doc) => Y.decodeStateVector(Y.encodeStateVector(ydoc));
   const sameClocks = (a: Map<number, number>, b: Map<number, number>) => a.size === b.size && [...a].every(([client, clock]) => b.get(client) === clock);
   // Acknowledged means stored; the broadcasts between clients of a page may take a moment longer.

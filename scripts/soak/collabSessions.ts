@@ -7,7 +7,7 @@
  */
 import { HocuspocusProvider } from '@hocuspocus/provider';
 import * as Y from 'yjs';
-import { waitUntil } from '../bench/collabClients.ts';
+import { waitFor } from '../../api/testing/polling.ts';
 
 export interface SoakSession {
   index: number;
@@ -93,7 +93,7 @@ export async function runSession(session: SoakSession, script: SessionScript): P
     }
   };
   try {
-    await waitUntil(() => provider.synced, script.patienceMs, `session ${session.index}: first sync`);
+    await waitFor(() => provider.synced, script.patienceMs, `session ${session.index}: first sync`, { intervalMs: 2 });
     const target = typingTarget(session.ydoc);
     target.insert(typingPosition(target, random), session.marker);
     const bursts = 1 + Math.floor(random() * 3);
@@ -108,7 +108,7 @@ export async function runSession(session: SoakSession, script: SessionScript): P
         session.wentOffline = true;
         provider.disconnect();
         // connect() does nothing while the socket still counts as open: wait for the close.
-        await waitUntil(() => !provider.synced, script.patienceMs, `session ${session.index}: disconnect`);
+        await waitFor(() => !provider.synced, script.patienceMs, `session ${session.index}: disconnect`, { intervalMs: 2 });
         type(3 + Math.floor(random() * 8));
         await sleep(100 + Math.floor(random() * 900));
         void provider.connect();
@@ -118,7 +118,7 @@ export async function runSession(session: SoakSession, script: SessionScript): P
     if (random() < 0.2) {
       session.leftAbruptly = true;
     } else {
-      await waitUntil(() => fullySynced(provider), script.patienceMs, `session ${session.index}: final acks`);
+      await waitFor(() => fullySynced(provider), script.patienceMs, `session ${session.index}: final acks`, { intervalMs: 2 });
     }
   } catch (error) {
     session.problem = (error as Error).message;
