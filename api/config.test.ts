@@ -55,3 +55,41 @@ test('BASE_URL is normalized to its origin', () => {
     assert.equal(parseConfig({ DATA_DIR: dataDir, BASE_URL: 'https://wiki.example.org/' }).baseUrl, 'https://wiki.example.org');
   });
 });
+
+test('TRUST_PROXY: false by default (0, no and empty the same), a hop count, or a list of addresses and CIDRs', () => {
+  withDataDir((dataDir) => {
+    const trustProxy = (value?: string) => parseConfig({ DATA_DIR: dataDir, ...(value === undefined ? {} : { TRUST_PROXY: value }) }).trustProxy;
+    assert.equal(trustProxy(), false);
+    for (const value of ['false', '0', 'no', '']) assert.equal(trustProxy(value), false, value);
+    assert.equal(trustProxy('1'), 1);
+    assert.equal(trustProxy('2'), 2);
+    assert.deepEqual(trustProxy('10.0.0.1'), ['10.0.0.1']);
+    assert.deepEqual(trustProxy(' 10.0.0.0/8, 192.168.1.2 ,fd00::/8,::1/128, 2001:DB8::1 '), ['10.0.0.0/8', '192.168.1.2', 'fd00::/8', '::1/128', '2001:db8::1']);
+    assert.deepEqual(trustProxy('loopback,uniquelocal'), ['loopback', 'uniquelocal']);
+  });
+});
+
+test('TRUST_PROXY=true is refused (any client could forge its address), as are /0 and anything that is no address', () => {
+  const refused = (value: string, pattern: RegExp) =>
+    assert.throws(() => parseConfig({ TRUST_PROXY: value }), (error: unknown) => error instanceof ConfigError && /TRUST_PROXY/.test(error.message) && pattern.test(error.message), value);
+  refused('true', /forge/);
+  refused('yes', /forge/);
+  refused('0.0.0.0/0', /every address/);
+  refused('10.0.0.0/8,::/0', /every address/);
+  refused('11', /hop count/);
+  refused('-1', /not a hop count/);
+  refused('proxy.example.org', /not a hop count/);
+  refused('10.0.0.0/33', /prefix/);
+  refused('2001:db8::/129', /prefix/);
+  refused('10.0.0.1,,10.0.0.2', /not a hop count/);
+  refused('10.0.0.0/8/1', /not a hop count/);
+});
+
+test('PASSWORD_HASH_COST defaults to 17 (scrypt N = 2^17, OWASP) and stays within 10..20', () => {
+  withDataDir((dataDir) => {
+    assert.equal(parseConfig({ DATA_DIR: dataDir }).passwordHashCost, 17);
+    assert.equal(parseConfig({ DATA_DIR: dataDir, PASSWORD_HASH_COST: '12' }).passwordHashCost, 12);
+  });
+  assert.throws(() => parseConfig({ PASSWORD_HASH_COST: '9' }), /PASSWORD_HASH_COST/);
+  assert.throws(() => parseConfig({ PASSWORD_HASH_COST: '21' }), /PASSWORD_HASH_COST/);
+});

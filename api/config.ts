@@ -4,12 +4,61 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+/**
+ * Which hops in front of us may say who the client is (Express' `trust proxy`): `false`
+ * (default, `0` the same: X-Forwarded-* is ignored), a hop count (`1` = one proxy in
+ * front: the client is the last X-Forwarded-For entry), or a comma-separated list of the
+ * proxies' addresses or CIDRs (IPv4 and IPv6, or Express' names `loopback`, `linklocal`,
+ * `uniquelocal`). `true` is refused: trusting every hop lets any client forge its address
+ * and walk past the per-IP login limits.
+ */
+export type TrustProxy = false | number | readonly string[];
+
+const MAX_PROXY_HOPS = 10;
+const TRUSTED_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+const trustProxyFromEnv = z.string().transform((raw, ctx): TrustProxy => {
+  const value = raw.trim().toLowerCase();
+  if (value === '' || value === 'false' || value === 'no' || value === '0') return false;
+  if (value === 'true' || value === 'yes') {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'true would trust every hop, so any client could forge its address; give the number of proxies in front (e.g. 1) or their addresses/CIDRs',
+    });
+    return z.NEVER;
+  }
+  if (/^[0-9]+$/.test(value)) {
+    const hops = Number(value);
+    if (hops <= MAX_PROXY_HOPS) return hops;
+    ctx.addIssue({ code: 'custom', message: `a hop count must be between 0 and ${MAX_PROXY_HOPS}` });
+    return z.NEVER;
+  }
+  const problems = value.split(',').map((entry) => trustedProxyEntryProblem(entry.trim())).filter((problem) => problem !== null);
+  if (problems.length === 0) return Object.freeze(value.split(',').map((entry) => entry.trim()));
+  for (const message of problems) ctx.addIssue({ code: 'custom', message });
+  return z.NEVER;
+});
+
+/** Null for an address, an address/prefix or one of Express' names; otherwise what is wrong with it. */
+function trustedProxyEntryProblem(entry: string): string | null {
+  if (TRUSTED_PROXY_NAMES.has(entry)) return null;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  const valid = family !== 0 && rest.length === 0 && (prefix === undefined || /^[0-9]{1,3}$/.test(prefix));
+  if (!valid) return `${JSON.stringify(entry)} is not a hop count, IP address or CIDR`;
+  if (prefix === undefined) return null;
+  const bits = Number(prefix);
+  if (bits === 0) return `${JSON.stringify(entry)} would trust every address, like true`;
+  return bits <= (family === 4 ? 32 : 128) ? null : `${JSON.stringify(entry)} has a prefix longer than the address`;
+}
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -20,7 +69,7 @@ const envSchema = z.object({
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
   SESSION_SECRET: z.string().min(32).optional(),
   SESSION_TTL_DAYS: z.coerce.number().int().min(1).max(365).default(30),
-  TRUST_PROXY: booleanFromEnv.default(false),
+  TRUST_PROXY: trustProxyFromEnv.default(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SMTP_HOST: z.string().min(1).optional(),
   SMTP_PORT: z.coerce.number().int().min(1).max(65535).default(587),
@@ -31,7 +80,7 @@ const envSchema = z.object({
   LOGIN_RATE_LIMIT_PER_ACCOUNT: z.coerce.number().int().min(1).default(10),
   LOGIN_RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).default(50),
   LOGIN_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
-  PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).default(15),
+  PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).default(17),
   COLLAB_HOST: z.string().min(1).default('127.0.0.1'),
   COLLAB_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
   COLLAB_STORE_DEBOUNCE_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
@@ -50,12 +99,14 @@ export interface AppConfig {
   readonly embeddedPgPort: number;
   readonly sessionSecret: string;
   readonly sessionTtlDays: number;
-  readonly trustProxy: boolean;
+  /** Passed to Express' `trust proxy` as is; see TrustProxy. */
+  readonly trustProxy: TrustProxy;
   readonly logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   /** Deploy-level SMTP, used when setup stored no SMTP settings. */
   readonly smtpFallback: SmtpSettings | null;
+  /** `perAccount` counts attempts per (account, client address), `perIp` per client address. */
   readonly loginRateLimit: { perAccount: number; perIp: number; windowSeconds: number };
-  /** log2 of the scrypt cost parameter N. */
+  /** log2 of the scrypt cost parameter N (17 = OWASP's 2^17); lower stored costs are raised at sign-in. */
   readonly passwordHashCost: number;
   /** Where the collab process listens; the API proxies `/collab` WebSocket upgrades there. */
   readonly collab: { host: string; port: number; storeDebounceMs: number };
