@@ -1,7 +1,7 @@
 /** Password hashing: scrypt with a per-hash salt, the cost kept in the stored string. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PASSWORD_MIN_LENGTH, hashPassword, verifyAgainstDummy, verifyPassword } from './passwords.ts';
+import { PASSWORD_MIN_LENGTH, hashPassword, needsRehash, scryptOptions, verifyAgainstDummy, verifyPassword } from './passwords.ts';
 import { passwordSchema } from './accountSchemas.ts';
 
 const COST = 10;
@@ -41,6 +41,33 @@ test('a stored value of another scheme or a truncated one never verifies', async
   assert.equal(await verifyPassword('correct horse battery', stored.replace(/^scrypt/, 'bcrypt')), false);
   assert.equal(await verifyPassword('correct horse battery', 'scrypt$10$8$1$$'), false);
   assert.equal(await verifyPassword('correct horse battery', stored.slice(0, -4)), false);
+});
+
+test('a stored value with absurd parameters never verifies (and never asks scrypt for absurd memory)', async () => {
+  const stored = await hashPassword('correct horse battery', COST);
+  for (const [field, value] of [[1, '40'], [1, 'x'], [2, '0'], [3, '99']] as const) {
+    const parts = stored.split('$');
+    parts[field] = value;
+    assert.equal(await verifyPassword('correct horse battery', parts.join('$')), false, parts.slice(0, 4).join('$'));
+  }
+});
+
+test('the production cost N = 2^17, r = 8 fits in maxmem (128 MiB plus a small margin) and verifies', async () => {
+  const { maxmem = 0 } = scryptOptions(17, 8, 1);
+  assert.ok(maxmem >= 128 * 8 * (2 ** 17 + 3), `maxmem ${maxmem}`);
+  assert.ok(maxmem <= 130 * 1024 * 1024, `maxmem ${maxmem}`);
+  const stored = await hashPassword('correct horse battery', 17);
+  assert.match(stored, /^scrypt\$17\$8\$1\$/);
+  assert.equal(await verifyPassword('correct horse battery', stored), true);
+});
+
+test('needsRehash: a lower cost or other parameters need a new hash; the same or a higher cost does not', async () => {
+  const stored = await hashPassword('correct horse battery', COST);
+  assert.equal(needsRehash(stored, COST), false);
+  assert.equal(needsRehash(stored, COST - 1), false);
+  assert.equal(needsRehash(stored, COST + 1), true);
+  assert.equal(needsRehash(stored.replace(/^scrypt\$10\$8\$1\$/, 'scrypt$10$4$1$'), COST), true);
+  assert.equal(needsRehash(stored.replace(/^scrypt\$10\$8\$1\$/, 'scrypt$10$8$2$'), COST), true);
 });
 
 test('the dummy check for unknown accounts always answers false', async () => {
