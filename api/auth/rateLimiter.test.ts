@@ -1,9 +1,9 @@
-/** Fixed-window counters in Postgres: limits, Retry-After, window expiry and reset. */
+/** Fixed-window counters in Postgres: limits, Retry-After, atomic counting under parallel hits, window expiry, reset, address keys. */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ApiError } from '../http/apiError.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
-import { assertUnderRateLimit, consumeRateLimit, resetRateLimit } from './rateLimiter.ts';
+import { consumeRateLimit, rateLimitAddress, resetRateLimit } from './rateLimiter.ts';
 
 const RULE = { limit: 2, windowSeconds: 600 };
 
@@ -38,18 +38,16 @@ describe('rate limiter', () => {
     await assert.rejects(consumeRateLimit(sequelize(), 'k:a', RULE), isRateLimited);
   });
 
-  test('assertUnderRateLimit throws once the limit is reached but counts nothing itself', async () => {
-    await consumeRateLimit(sequelize(), 'k:assert', RULE);
-    for (let i = 0; i < 5; i += 1) await assertUnderRateLimit(sequelize(), 'k:assert', RULE);
-    await consumeRateLimit(sequelize(), 'k:assert', RULE);
-    await assert.rejects(assertUnderRateLimit(sequelize(), 'k:assert', RULE), isRateLimited);
+  test('parallel hits are counted one by one: exactly `limit` of 20 simultaneous hits pass', async () => {
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => consumeRateLimit(sequelize(), 'k:parallel', RULE)));
+    assert.equal(outcomes.filter((outcome) => outcome.status === 'fulfilled').length, RULE.limit);
+    for (const outcome of outcomes) if (outcome.status === 'rejected') assert.ok(isRateLimited(outcome.reason));
   });
 
   test('a window that has passed starts counting from one again', async () => {
     await consumeRateLimit(sequelize(), 'k:window', RULE);
     await consumeRateLimit(sequelize(), 'k:window', RULE);
     await sequelize().query(`UPDATE rate_limit_counters SET window_started_at = now() - interval '601 seconds' WHERE key = 'k:window'`);
-    await assertUnderRateLimit(sequelize(), 'k:window', RULE);
     await consumeRateLimit(sequelize(), 'k:window', RULE);
     await consumeRateLimit(sequelize(), 'k:window', RULE);
     await assert.rejects(consumeRateLimit(sequelize(), 'k:window', RULE), isRateLimited);
@@ -61,5 +59,28 @@ describe('rate limiter', () => {
     await resetRateLimit(sequelize(), 'k:reset');
     await consumeRateLimit(sequelize(), 'k:reset', RULE);
     await consumeRateLimit(sequelize(), 'k:reset', RULE);
+  });
+});
+
+describe('rate-limit address keys', () => {
+  test('an IPv4 address counts whole, also when written IPv4-mapped', () => {
+    assert.equal(rateLimitAddress('203.0.113.7'), '203.0.113.7');
+    assert.equal(rateLimitAddress('::ffff:203.0.113.7'), '203.0.113.7');
+    assert.equal(rateLimitAddress('::FFFF:127.0.0.1'), '127.0.0.1');
+  });
+
+  test('an IPv6 address counts by its /64 network, however it is written', () => {
+    assert.equal(rateLimitAddress('2001:db8:1:2:aaaa:bbbb:cccc:dddd'), '2001:db8:1:2::/64');
+    assert.equal(rateLimitAddress('2001:0DB8:0001:0002::1'), '2001:db8:1:2::/64');
+    assert.equal(rateLimitAddress('2001:db8:1:2::ffff:1'), rateLimitAddress('2001:db8:1:2:9::'));
+    assert.notEqual(rateLimitAddress('2001:db8:1:2::1'), rateLimitAddress('2001:db8:1:3::1'));
+    assert.equal(rateLimitAddress('2001:db8::1'), '2001:db8:0:0::/64');
+    assert.equal(rateLimitAddress('::1'), '0:0:0:0::/64');
+    assert.equal(rateLimitAddress('fe80::1%eth0'), 'fe80:0:0:0::/64');
+    assert.equal(rateLimitAddress('64:ff9b::192.0.2.1'), '64:ff9b:0:0::/64');
+  });
+
+  test('a missing address gets one shared key', () => {
+    assert.equal(rateLimitAddress(undefined), 'unknown');
   });
 });

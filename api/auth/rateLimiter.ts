@@ -1,6 +1,9 @@
 /**
  * Fixed-window counters in Postgres, so every API process shares one budget per key.
+ * Counting and deciding are one statement: a hit is counted before the work it guards
+ * starts, so parallel requests cannot all slip in under the limit (check, then consume).
  */
+import { isIP } from 'node:net';
 import type { Sequelize } from 'sequelize';
 import { QueryTypes } from 'sequelize';
 import { ApiError } from '../http/apiError.ts';
@@ -15,7 +18,10 @@ interface CounterRow {
   window_started_at: Date;
 }
 
-/** Counts one hit against `key`; throws 429 `rate_limited` with `Retry-After` once over the limit. */
+/**
+ * Counts one hit against `key` (one atomic upsert that returns the new count); throws 429
+ * `rate_limited` with `Retry-After` once over the limit. Call it before the guarded work.
+ */
 export async function consumeRateLimit(sequelize: Sequelize, key: string, rule: RateLimitRule): Promise<void> {
   const [row] = await sequelize.query<CounterRow>(
     `INSERT INTO rate_limit_counters AS c (key, window_started_at, hits) VALUES (:key, now(), 1)
@@ -29,7 +35,7 @@ export async function consumeRateLimit(sequelize: Sequelize, key: string, rule: 
   if (row && row.hits > rule.limit) throw rateLimited(row.window_started_at, rule);
 }
 
-/** Counters are keyed by login, e-mail and IP; old ones are dropped now and then, as a side effect of traffic. */
+/** Counters are keyed by account, login, e-mail and address; old ones are dropped now and then, as a side effect of traffic. */
 const CLEANUP_PROBABILITY = 0.01;
 const LONGEST_WINDOW_SECONDS = 86_400;
 
@@ -39,18 +45,33 @@ export async function pruneStaleCounters(sequelize: Sequelize): Promise<void> {
   });
 }
 
-/** Throws when `key` is already over its limit, without counting a hit. */
-export async function assertUnderRateLimit(sequelize: Sequelize, key: string, rule: RateLimitRule): Promise<void> {
-  const [row] = await sequelize.query<CounterRow>(
-    `SELECT hits, window_started_at FROM rate_limit_counters
-     WHERE key = :key AND window_started_at >= now() - make_interval(secs => :windowSeconds)`,
-    { replacements: { key, windowSeconds: rule.windowSeconds }, type: QueryTypes.SELECT },
-  );
-  if (row && row.hits >= rule.limit) throw rateLimited(row.window_started_at, rule);
-}
-
 export async function resetRateLimit(sequelize: Sequelize, key: string): Promise<void> {
   await sequelize.query('DELETE FROM rate_limit_counters WHERE key = :key', { replacements: { key } });
+}
+
+/**
+ * The part of a client address that per-address limits count: an IPv4 address whole, an
+ * IPv6 address by its /64 network. One host usually holds a whole /64, so counting single
+ * IPv6 addresses would give it 2^64 separate budgets.
+ */
+export function rateLimitAddress(ip: string | undefined): string {
+  if (!ip) return 'unknown';
+  const address = ip.replace(/%.*$/, '');
+  const mappedIpv4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mappedIpv4?.[1]) return mappedIpv4[1];
+  if (isIP(address) !== 6) return address;
+  return `${ipv6Groups(address).slice(0, 4).join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of a valid IPv6 address, in lowercase hex without leading zeros. */
+function ipv6Groups(address: string): string[] {
+  // An embedded dotted IPv4 part (only ever at the end) stands for the last two groups.
+  const groupsOf = (part: string) => (part === '' ? [] : part.split(':').flatMap((group) => (group.includes('.') ? ['0', '0'] : [group])));
+  const [head = '', tail] = address.split('::');
+  const headGroups = groupsOf(head);
+  const tailGroups = tail === undefined ? [] : groupsOf(tail);
+  const zeros: string[] = Array.from({ length: 8 - headGroups.length - tailGroups.length }, () => '0');
+  return [...headGroups, ...zeros, ...tailGroups].map((group) => Number.parseInt(group, 16).toString(16));
 }
 
 function rateLimited(windowStartedAt: Date, rule: RateLimitRule): ApiError {

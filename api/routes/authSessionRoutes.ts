@@ -1,12 +1,17 @@
 /**
  * Sign in, sign out, and "who am I". Login takes a username or an e-mail address; unknown
  * accounts and wrong passwords get the same answer in the same time.
+ *
+ * Throttling: every attempt is counted per client address and per (account, address)
+ * before the password is checked, each by one atomic increment, so parallel guesses get no
+ * more checks than the limit. An attacker's failures lock out only the attacker's address:
+ * the owner still signs in from theirs.
  */
 import { Op, fn, col, where } from 'sequelize';
 import { z } from 'zod';
 import { isSecureRequest } from '../auth/authenticateRequest.ts';
-import { verifyAgainstDummy, verifyPassword } from '../auth/passwords.ts';
-import { assertUnderRateLimit, consumeRateLimit, resetRateLimit } from '../auth/rateLimiter.ts';
+import { hashPassword, needsRehash, verifyAgainstDummy, verifyPassword } from '../auth/passwords.ts';
+import { consumeRateLimit, rateLimitAddress, resetRateLimit } from '../auth/rateLimiter.ts';
 import { clearSessionCookie, createSession, invalidateSession, setSessionCookie } from '../auth/sessions.ts';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { ApiError } from '../http/apiError.ts';
@@ -23,20 +28,23 @@ export const authSessionRoutes: AnyRoute[] = [
     body: z.object({ login: z.string().trim().min(1).max(254), password: z.string().min(1).max(1024) }),
     handler: async ({ req, res, body, actor, services }) => {
       const { perAccount, perIp, windowSeconds } = services.config.loginRateLimit;
+      const { sequelize, config } = services;
       const login = body.login.toLowerCase();
-      await consumeRateLimit(services.sequelize, `login:ip:${req.ip}`, { limit: perIp, windowSeconds });
+      const address = rateLimitAddress(req.ip);
+      await consumeRateLimit(sequelize, `login:ip:${address}`, { limit: perIp, windowSeconds });
       const user = await User.findOne({
         where: { [Op.or]: [where(fn('lower', col('username')), login), where(fn('lower', col('email')), login)] },
       });
-      // Keyed on the account, not on what was typed: username and e-mail share one budget.
-      const accountKey = user ? `login:account:${user.id}` : `login:unknown:${login}`;
-      await assertUnderRateLimit(services.sequelize, accountKey, { limit: perAccount, windowSeconds });
+      // Keyed on the account, not on what was typed, so username and e-mail share one budget;
+      // an unknown login counts the same way under what was typed. The address comes first:
+      // it never holds a `|`, so no typed login can collide with another address's key.
+      const accountKey = user ? `login:account:${address}|${user.id}` : `login:unknown:${address}|${login}`;
+      await consumeRateLimit(sequelize, accountKey, { limit: perAccount, windowSeconds });
 
       const passwordMatches = user?.passwordHash
         ? await verifyPassword(body.password, user.passwordHash)
-        : await verifyAgainstDummy(body.password, services.config.passwordHashCost);
+        : await verifyAgainstDummy(body.password, config.passwordHashCost);
       if (!user || !passwordMatches) {
-        await consumeRateLimit(services.sequelize, accountKey, { limit: Number.MAX_SAFE_INTEGER, windowSeconds });
         await recordAudit({ actor: user ? auditActorOf(user) : null, action: 'auth.login_failed', details: { login, reason: 'invalid_credentials' }, ip: req.ip });
         throw new ApiError('invalid_credentials');
       }
@@ -48,12 +56,17 @@ export const authSessionRoutes: AnyRoute[] = [
         await recordAudit({ actor: auditActorOf(user), action: 'auth.login_failed', details: { login, reason: 'email_unverified' }, ip: req.ip });
         throw new ApiError('email_unverified');
       }
-      await resetRateLimit(services.sequelize, accountKey);
+      await resetRateLimit(sequelize, accountKey);
+      // The only moment the password is at hand: a hash made with a lower cost is replaced now.
+      const verifiedHash = user.passwordHash;
+      const upgradedHash = verifiedHash && needsRehash(verifiedHash, config.passwordHashCost) ? await hashPassword(body.password, config.passwordHashCost) : null;
       // A new sign-in always gets a new session; the previous one of this browser ends.
       if (actor) await invalidateSession(actor.session.id);
-      const session = await services.sequelize.transaction(async (transaction) => {
+      const session = await sequelize.transaction(async (transaction) => {
         user.lastLoginAt = new Date();
         await user.save({ transaction });
+        // Only over the hash just verified: a password reset meanwhile must not be undone.
+        if (upgradedHash) await User.update({ passwordHash: upgradedHash }, { where: { id: user.id, passwordHash: verifiedHash }, transaction });
         await recordAudit({ actor: auditActorOf(user), action: 'auth.login', details: { method: 'password' }, ip: req.ip }, transaction);
         return createSession(user.id, { ip: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null, policy: { ttlDays: services.config.sessionTtlDays } }, transaction);
       });
