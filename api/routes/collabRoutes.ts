@@ -27,8 +27,8 @@ export const collabRoutes: AnyRoute[] = [
     path: '/pages/:id/collab-token',
     access: { kind: 'page', capability: 'read' },
     handler: async ({ actor, resource, services, res }) => {
-      const page = resource.page!;
-      const mode: CollabMode = actor && resource.access!.page(page, 'write').allowed ? 'rw' : 'ro';
+      const page = resource.page;
+      const mode: CollabMode = actor && resource.access.page(page, 'write').allowed ? 'rw' : 'ro';
       // The session's row id, not the cookie: the server closes the socket when this session ends.
       const origin = actor ? ({ kind: 'session', sessionId: actor.session.id } as const) : null;
       const { token, expiresAt } = signCollabToken(services.config.sessionSecret, { pageId: page.id, userId: actor?.user.id ?? null, origin, mode });

@@ -19,7 +19,7 @@ export const favoriteRoutes: AnyRoute[] = [
     path: '/pages/:id/favorite',
     access: { kind: 'page', capability: 'read', session: true },
     handler: async ({ actor, resource, services }) => {
-      await addFavorite(services.sequelize, actor!.user.id, resource.page!);
+      await addFavorite(services.sequelize, actor.user.id, resource.page);
       return { status: 204 };
     },
   }),
@@ -28,7 +28,7 @@ export const favoriteRoutes: AnyRoute[] = [
     path: '/pages/:id/favorite',
     access: { kind: 'page', capability: 'read', session: true },
     handler: async ({ actor, resource, services }) => {
-      await removeFavorite(services.sequelize, actor!.user.id, resource.page!);
+      await removeFavorite(services.sequelize, actor.user.id, resource.page);
       return { status: 204 };
     },
   }),
@@ -38,7 +38,7 @@ export const favoriteRoutes: AnyRoute[] = [
     access: { kind: 'pond', capability: 'visible', session: true },
     query: listFavoritesQuery,
     handler: async ({ actor, query, resource, services }) => ({
-      body: await listFavorites(services.sequelize, resource.access!, actor!.user.id, { limit: query.limit, cursor: query.cursor ?? null }),
+      body: await listFavorites(services.sequelize, resource.access, actor.user.id, { limit: query.limit, cursor: query.cursor ?? null }),
     }),
   }),
 ];

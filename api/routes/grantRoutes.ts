@@ -56,7 +56,7 @@ export const grantRoutes: AnyRoute[] = [
     path: '/ponds/:id/grants',
     access: { kind: 'pond', capability: 'admin' },
     handler: async ({ resource }) => {
-      const grants = await listGrants(resource.pond!.id);
+      const grants = await listGrants(resource.pond.id);
       return { body: { items: grants.map(presentGrant), nextCursor: null } };
     },
   }),
@@ -65,7 +65,7 @@ export const grantRoutes: AnyRoute[] = [
     path: '/ponds/:id/grants/access-rules',
     access: { kind: 'pond', capability: 'admin' },
     handler: async ({ resource, locale }) => {
-      const pond = resource.pond!;
+      const pond = resource.pond;
       const items = await describeGrants(pond, await listGrants(pond.id), await locale());
       return { body: { items, nextCursor: null } };
     },
@@ -76,18 +76,18 @@ export const grantRoutes: AnyRoute[] = [
     access: { kind: 'pond', capability: 'admin' },
     body: createGrantBody,
     handler: async ({ body, actor, req, resource, locale }) => {
-      const grant = await createGrant(resource.pond!.id, body, { actor: actor!.user, ip: req.ip, locale });
+      const grant = await createGrant(resource.pond.id, body, { actor: actor.user, ip: req.ip, locale });
       return { status: 201, body: presentGrant(grant) };
     },
   }),
-  defineRoute<{ id: string; grantId: string }>({
+  defineRoute({
     method: 'delete',
     path: '/ponds/:id/grants/:grantId',
     access: { kind: 'pond', capability: 'admin' },
     handler: async ({ params, actor, req, resource }) => {
       // A malformed id names no grant: 404 like a grant of another pond.
       if (!isUuid(params.grantId)) throw notFound();
-      await deleteGrant(resource.pond!.id, params.grantId, { actor: actor!.user, ip: req.ip });
+      await deleteGrant(resource.pond.id, params.grantId, { actor: actor.user, ip: req.ip });
       return { status: 204 };
     },
   }),
@@ -97,7 +97,7 @@ export const grantRoutes: AnyRoute[] = [
     access: { kind: 'pond', capability: 'admin' },
     query: effectivePermissionsQuery,
     handler: async ({ query, resource, services, locale }) => ({
-      body: await explainEffectivePermissions(services.sequelize, resource.pond!, query, locale),
+      body: await explainEffectivePermissions(services.sequelize, resource.pond, query, locale),
     }),
   }),
 ];

@@ -12,7 +12,7 @@ import {
   updateLabel,
   type LabelActorContext,
 } from '../commands/labelCommands.ts';
-import { defineRoute, type AnyRoute, type RouteContext } from '../http/routeTable.ts';
+import { defineRoute, type AnyRoute, type SignedInRouteContext } from '../http/routeTable.ts';
 import { Label } from '../models/index.ts';
 import { presentLabelTree } from '../presenters/labelPresenter.ts';
 
@@ -34,9 +34,8 @@ const pageLabelsBody = z.object({
     .pipe(z.array(z.string()).max(MAX_LABELS_PER_PAGE)),
 });
 
-function labelActor(context: RouteContext<unknown, unknown, unknown>): LabelActorContext {
-  // Write rules refuse anonymous callers before the handler runs.
-  return { sequelize: context.services.sequelize, subject: context.subject, user: context.actor!.user, ip: context.req.ip, locale: context.locale };
+function labelActor(context: SignedInRouteContext): LabelActorContext {
+  return { sequelize: context.services.sequelize, subject: context.subject, user: context.actor.user, ip: context.req.ip, locale: context.locale };
 }
 
 export const labelRoutes: AnyRoute[] = [
@@ -45,7 +44,7 @@ export const labelRoutes: AnyRoute[] = [
     path: '/ponds/:id/labels',
     access: { kind: 'pond', capability: 'visible' },
     handler: async ({ resource }) => {
-      const labels = await Label.findAll({ where: { pondId: resource.pond!.id } });
+      const labels = await Label.findAll({ where: { pondId: resource.pond.id } });
       return { body: { items: presentLabelTree(labels), nextCursor: null } };
     },
   }),
@@ -56,7 +55,7 @@ export const labelRoutes: AnyRoute[] = [
     body: createLabelBody,
     handler: async (context) => {
       const { name, color, parentId } = context.body;
-      const label = await createLabel(labelActor(context), context.resource.pond!.id, { name, color, parentId: parentId ?? null });
+      const label = await createLabel(labelActor(context), context.resource.pond.id, { name, color, parentId: parentId ?? null });
       return { status: 201, body: label };
     },
   }),
@@ -70,7 +69,7 @@ export const labelRoutes: AnyRoute[] = [
       if (body.name === undefined && body.color === undefined && body.parentId === undefined) {
         throw await invalidLabelField('', 'nothing_to_change', context.locale);
       }
-      return { body: await updateLabel(labelActor(context), context.resource.label!, body) };
+      return { body: await updateLabel(labelActor(context), context.resource.label, body) };
     },
   }),
   defineRoute({
@@ -78,7 +77,7 @@ export const labelRoutes: AnyRoute[] = [
     path: '/labels/:id',
     access: { kind: 'label', capability: 'write' },
     handler: async (context) => {
-      await deleteLabel(labelActor(context), context.resource.label!);
+      await deleteLabel(labelActor(context), context.resource.label);
       return { status: 204 };
     },
   }),
@@ -87,6 +86,6 @@ export const labelRoutes: AnyRoute[] = [
     path: '/pages/:id/labels',
     access: { kind: 'page', capability: 'write' },
     body: pageLabelsBody,
-    handler: async (context) => ({ body: await setPageLabels(labelActor(context), context.resource.page!, context.body.labelIds) }),
+    handler: async (context) => ({ body: await setPageLabels(labelActor(context), context.resource.page, context.body.labelIds) }),
   }),
 ];

@@ -20,7 +20,7 @@ export const linkRoutes: AnyRoute[] = [
     access: { kind: 'page', capability: 'read', session: true },
     query: backlinksQuery,
     handler: async ({ query, resource, services }) => ({
-      body: await listBacklinks(services.sequelize, resource.access!, resource.page!.id, { limit: query.limit, cursor: query.cursor ?? null }),
+      body: await listBacklinks(services.sequelize, resource.access, resource.page.id, { limit: query.limit, cursor: query.cursor ?? null }),
     }),
   }),
   defineRoute({
@@ -29,13 +29,13 @@ export const linkRoutes: AnyRoute[] = [
     access: { kind: 'pond', capability: 'visible', session: true },
     query: phantomLinksQuery,
     handler: async ({ query, resource, services }) => ({
-      body: await listPhantomLinks(services.sequelize, resource.access!, { limit: query.limit, cursor: query.cursor ?? null }),
+      body: await listPhantomLinks(services.sequelize, resource.access, { limit: query.limit, cursor: query.cursor ?? null }),
     }),
   }),
   defineRoute({
     method: 'get',
     path: '/ponds/:id/links',
     access: { kind: 'pond', capability: 'visible', session: true },
-    handler: async ({ resource, services }) => ({ body: await loadLinkGraph(services.sequelize, resource.access!) }),
+    handler: async ({ resource, services }) => ({ body: await loadLinkGraph(services.sequelize, resource.access) }),
   }),
 ];

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { addMember, changeMemberRole, findUserByLogin, loadMembers, removeMember, seatUsage, type ChangeContext } from '../commands/membershipCommands.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
-import { defineRoute, type AnyRoute, type RouteContext } from '../http/routeTable.ts';
+import { defineRoute, type AnyRoute, type SignedInRouteContext } from '../http/routeTable.ts';
 import { isUuid } from '../policies/accessPolicy.ts';
 import { effectiveRoleOfUser, everyoneRoles } from '../policies/membership.ts';
 import { presentMember, presentMemberList } from '../presenters/memberPresenter.ts';
@@ -26,8 +26,8 @@ interface MemberParams {
   userId: string;
 }
 
-function changeContext(context: RouteContext<unknown, unknown, unknown>): ChangeContext {
-  return { actor: context.actor!.user, ip: context.req.ip };
+function changeContext(context: SignedInRouteContext): ChangeContext {
+  return { actor: context.actor.user, ip: context.req.ip };
 }
 
 /** A malformed user id names nobody: 404 like an unknown one. */
@@ -43,10 +43,10 @@ export const memberRoutes: AnyRoute[] = [
     // Who works in a pond is the members' business: everyone else, public readers included, gets 404.
     access: { kind: 'pond', capability: 'member', session: true },
     handler: async ({ resource }) => {
-      const pond = resource.pond!;
+      const pond = resource.pond;
       const members = await loadMembers(pond.id);
       // The access data the access rule just loaded for the caller: the whole pond's grants.
-      const data = resource.access!.data;
+      const data = resource.access.data;
       return {
         body: presentMemberList({
           members,
@@ -54,7 +54,7 @@ export const memberRoutes: AnyRoute[] = [
           ownerId: pond.ownerId,
           seats: await seatUsage(pond, members),
           everyone: everyoneRoles(data),
-          canManage: resource.access!.pond('admin').allowed,
+          canManage: resource.access.pond('admin').allowed,
         }),
       };
     },
@@ -67,27 +67,27 @@ export const memberRoutes: AnyRoute[] = [
     handler: async (context) => {
       const user = await findUserByLogin(context.body.user);
       if (!user) throw new ApiError('user_not_found');
-      const state = await addMember(context.resource.pond!.id, user, context.body.role, changeContext(context));
+      const state = await addMember(context.resource.pond.id, user, context.body.role, changeContext(context));
       return { status: 201, body: presentMember(state) };
     },
   }),
-  defineRoute<MemberParams, unknown, z.infer<typeof changeRoleBody>>({
+  defineRoute({
     method: 'patch',
     path: '/ponds/:id/members/:userId',
     access: { kind: 'pond', capability: 'admin' },
     body: changeRoleBody,
     handler: async (context) => {
       const userId = memberIdOf(context.params);
-      const state = await changeMemberRole(context.resource.pond!.id, userId, context.body.role, changeContext(context));
+      const state = await changeMemberRole(context.resource.pond.id, userId, context.body.role, changeContext(context));
       return { body: presentMember(state) };
     },
   }),
-  defineRoute<MemberParams>({
+  defineRoute({
     method: 'delete',
     path: '/ponds/:id/members/:userId',
     access: { kind: 'pond', capability: 'admin' },
     handler: async (context) => {
-      await removeMember(context.resource.pond!.id, memberIdOf(context.params), changeContext(context));
+      await removeMember(context.resource.pond.id, memberIdOf(context.params), changeContext(context));
       return { status: 204 };
     },
   }),

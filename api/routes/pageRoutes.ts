@@ -80,20 +80,20 @@ export const pageRoutes: AnyRoute[] = [
     body: createPageBody,
     handler: async ({ body, actor, resource, services, locale }) => {
       const page = await createPage(services.sequelize, {
-        pond: resource.pond!,
-        access: resource.access!,
-        userId: actor!.user.id,
+        pond: resource.pond,
+        access: resource.access,
+        userId: actor.user.id,
         input: body,
         locale,
       });
-      return { status: 201, body: await loadPageDetail(services.sequelize, page, resource.access!) };
+      return { status: 201, body: await loadPageDetail(services.sequelize, page, resource.access) };
     },
   }),
   defineRoute({
     method: 'get',
     path: '/pages/:id',
     access: { kind: 'page', capability: 'read' },
-    handler: async ({ resource, services }) => ({ body: await loadPageDetail(services.sequelize, resource.page!, resource.access!) }),
+    handler: async ({ resource, services }) => ({ body: await loadPageDetail(services.sequelize, resource.page, resource.access) }),
   }),
   defineRoute({
     method: 'patch',
@@ -101,8 +101,8 @@ export const pageRoutes: AnyRoute[] = [
     access: { kind: 'page', capability: 'write' },
     body: updatePageBody,
     handler: async ({ body, actor, resource, services }) => {
-      const page = await updatePage(services.sequelize, { page: resource.page!, userId: actor!.user.id, title: body.title, slug: body.slug });
-      return { body: await loadPageDetail(services.sequelize, page, resource.access!) };
+      const page = await updatePage(services.sequelize, { page: resource.page, userId: actor.user.id, title: body.title, slug: body.slug });
+      return { body: await loadPageDetail(services.sequelize, page, resource.access) };
     },
   }),
   defineRoute({
@@ -111,7 +111,7 @@ export const pageRoutes: AnyRoute[] = [
     access: { kind: 'pond', capability: 'visible' },
     query: listPagesQuery,
     handler: async ({ query, resource, services }) => ({
-      body: await listVisiblePages(services.sequelize, resource.access!, {
+      body: await listVisiblePages(services.sequelize, resource.access, {
         createdSince: query.createdSince ?? null,
         updatedSince: query.updatedSince ?? null,
         limit: query.limit,

@@ -41,8 +41,8 @@ export const pageTreeRoutes: AnyRoute[] = [
     access: { kind: 'page', capability: 'write' },
     body: movePageBody,
     handler: async ({ body, actor, resource, services, locale }) => {
-      const page = await movePage(services.sequelize, { pageId: resource.page!.id, access: resource.access!, userId: actor!.user.id, input: body, locale });
-      return { body: await loadPageDetail(services.sequelize, page, resource.access!) };
+      const page = await movePage(services.sequelize, { pageId: resource.page.id, access: resource.access, userId: actor.user.id, input: body, locale });
+      return { body: await loadPageDetail(services.sequelize, page, resource.access) };
     },
   }),
   defineRoute({
@@ -51,7 +51,7 @@ export const pageTreeRoutes: AnyRoute[] = [
     access: { kind: 'page', capability: 'write' },
     query: trashQuery,
     handler: async ({ query, actor, resource, services }) => {
-      const { trashedAt, pageIds } = await trashPage(services.sequelize, { pageId: resource.page!.id, access: resource.access!, userId: actor!.user.id, mode: query.mode });
+      const { trashedAt, pageIds } = await trashPage(services.sequelize, { pageId: resource.page.id, access: resource.access, userId: actor.user.id, mode: query.mode });
       return { body: { trashedAt: trashedAt.toISOString(), pageIds } };
     },
   }),
@@ -60,10 +60,10 @@ export const pageTreeRoutes: AnyRoute[] = [
     path: '/pages/:id/restore',
     access: { kind: 'page', capability: 'write', allowTrashed: true },
     handler: async ({ resource, services }) => {
-      const restoredPageIds = await restorePage(services.sequelize, { pageId: resource.page!.id, access: resource.access! });
-      const page = await Page.findByPk(resource.page!.id);
+      const restoredPageIds = await restorePage(services.sequelize, { pageId: resource.page.id, access: resource.access });
+      const page = await Page.findByPk(resource.page.id);
       if (!page) throw notFound();
-      return { body: { page: await loadPageDetail(services.sequelize, page, resource.access!), restoredPageIds } };
+      return { body: { page: await loadPageDetail(services.sequelize, page, resource.access), restoredPageIds } };
     },
   }),
   defineRoute({
@@ -71,7 +71,7 @@ export const pageTreeRoutes: AnyRoute[] = [
     path: '/pages/:id/purge',
     access: { kind: 'page', capability: 'write', allowTrashed: true },
     handler: async ({ resource, services }) => {
-      await purgePage(services.sequelize, resource.page!.id, { dataDir: services.config.dataDir, logger: services.logger });
+      await purgePage(services.sequelize, resource.page.id, { dataDir: services.config.dataDir, logger: services.logger });
     },
   }),
   defineRoute({
@@ -81,7 +81,7 @@ export const pageTreeRoutes: AnyRoute[] = [
     access: { kind: 'pond', capability: 'trash', session: true },
     query: trashListQuery,
     handler: async ({ query, resource, services }) => {
-      return { body: await listTrash(services.sequelize, resource.access!, { limit: query.limit, cursor: query.cursor ?? null }) };
+      return { body: await listTrash(services.sequelize, resource.access, { limit: query.limit, cursor: query.cursor ?? null }) };
     },
   }),
 ];

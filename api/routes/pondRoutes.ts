@@ -51,8 +51,8 @@ async function presentAfterAccessChange(sequelize: Sequelize, pond: Pond, subjec
   return presentPondFor(pond, (await subjectAccessTo(sequelize, subject, pond.id)) ?? fallback);
 }
 
-function pondActorOf(actor: Actor | null, req: Request): PondActor {
-  return { user: actor!.user, ip: req.ip };
+function pondActorOf(actor: Actor, req: Request): PondActor {
+  return { user: actor.user, ip: req.ip };
 }
 
 export const pondRoutes: AnyRoute[] = [
@@ -83,7 +83,7 @@ export const pondRoutes: AnyRoute[] = [
     method: 'get',
     path: '/ponds/:id',
     access: { kind: 'pond', capability: 'visible' },
-    handler: async ({ resource }) => ({ body: await presentPondFor(resource.pond!, resource.access!) }),
+    handler: async ({ resource }) => ({ body: await presentPondFor(resource.pond, resource.access) }),
   }),
 
   defineRoute({
@@ -92,8 +92,8 @@ export const pondRoutes: AnyRoute[] = [
     access: { kind: 'pond', capability: 'admin' },
     body: updatePondBody,
     handler: async ({ req, actor, body, resource, services }) => {
-      const pond = await updatePond(services.sequelize, resource.pond!.id, body, pondActorOf(actor, req));
-      return { body: await presentPondFor(pond, resource.access!) };
+      const pond = await updatePond(services.sequelize, resource.pond.id, body, pondActorOf(actor, req));
+      return { body: await presentPondFor(pond, resource.access) };
     },
   }),
 
@@ -102,8 +102,8 @@ export const pondRoutes: AnyRoute[] = [
     path: '/ponds/:id/trash',
     access: { kind: 'pond', capability: 'admin' },
     handler: async ({ req, actor, subject, resource, services }) => {
-      const pond = await trashPond(services.sequelize, resource.pond!.id, pondActorOf(actor, req));
-      return { body: await presentAfterAccessChange(services.sequelize, pond, subject, resource.access!) };
+      const pond = await trashPond(services.sequelize, resource.pond.id, pondActorOf(actor, req));
+      return { body: await presentAfterAccessChange(services.sequelize, pond, subject, resource.access) };
     },
   }),
 
@@ -112,8 +112,8 @@ export const pondRoutes: AnyRoute[] = [
     path: '/ponds/:id/restore',
     access: { kind: 'pond', capability: 'admin' },
     handler: async ({ req, actor, subject, resource, services }) => {
-      const pond = await restorePond(services.sequelize, resource.pond!.id, pondActorOf(actor, req));
-      return { body: await presentAfterAccessChange(services.sequelize, pond, subject, resource.access!) };
+      const pond = await restorePond(services.sequelize, resource.pond.id, pondActorOf(actor, req));
+      return { body: await presentAfterAccessChange(services.sequelize, pond, subject, resource.access) };
     },
   }),
 

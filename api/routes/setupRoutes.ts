@@ -80,7 +80,7 @@ export const setupRoutes: AnyRoute[] = [
       defaultLocale: z.enum(['de', 'en']),
     }),
     handler: async ({ req, body, actor, services }) => {
-      const user = actor!.user;
+      const user = actor.user;
       await services.sequelize.transaction(async (transaction) => {
         const options = { actorId: user.id, transaction };
         await setSetting('instance.name', body.name, options);
@@ -100,7 +100,7 @@ export const setupRoutes: AnyRoute[] = [
     setupExempt: true,
     body: smtpBody,
     handler: async ({ req, body, actor, services, locale }) => {
-      const user = actor!.user;
+      const user = actor.user;
       const { testRecipient, ...settings } = body;
       try {
         await services.mailer.sendTestMail(settings, testRecipient, await locale(), await getSetting('instance.name'));
@@ -153,7 +153,7 @@ export const setupRoutes: AnyRoute[] = [
     setupExempt: true,
     body: z.object({ mode: z.enum(['open', 'closed']) }),
     handler: async ({ req, body, actor, services }) => {
-      const user = actor!.user;
+      const user = actor.user;
       await services.sequelize.transaction(async (transaction) => {
         await setSetting('registration.mode', body.mode, { actorId: user.id, transaction });
         await setSetting('setup.registrationSavedAt', new Date().toISOString(), { actorId: user.id, transaction });
@@ -169,7 +169,7 @@ export const setupRoutes: AnyRoute[] = [
     access: { kind: 'setupAdmin' },
     setupExempt: true,
     handler: async ({ req, actor, services }) => {
-      const user = actor!.user;
+      const user = actor.user;
       const state = await readSetupState(services.config.smtpFallback !== null);
       const missing = (['admin', 'instance'] as const).filter((step) => !state.steps[step]);
       if (missing.length > 0) throw new ApiError('setup_incomplete', undefined, { missing });

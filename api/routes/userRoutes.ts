@@ -19,7 +19,7 @@ export const userRoutes: AnyRoute[] = [
     method: 'get',
     path: '/users/me',
     access: { kind: 'session' },
-    handler: async ({ actor }) => ({ body: presentUser(actor!.user) }),
+    handler: async ({ actor }) => ({ body: presentUser(actor.user) }),
   }),
   defineRoute({
     method: 'patch',
@@ -27,7 +27,7 @@ export const userRoutes: AnyRoute[] = [
     access: { kind: 'session' },
     body: profilePatch,
     handler: async ({ actor, body }) => {
-      const user = actor!.user;
+      const user = actor.user;
       user.set(Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined)));
       await user.save();
       return { body: presentUser(user) };

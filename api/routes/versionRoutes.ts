@@ -56,7 +56,7 @@ export const versionRoutes: AnyRoute[] = [
     access: { kind: 'page', capability: 'write' },
     body: createVersionBody,
     handler: async ({ body, actor, resource, services }) => {
-      const { id } = await createManualVersion(services.sequelize, { page: resource.page!, userId: actor!.user.id, label: body.label });
+      const { id } = await createManualVersion(services.sequelize, { page: resource.page, userId: actor.user.id, label: body.label });
       const version = await loadVersion(services.sequelize, id);
       if (!version) throw notFound();
       return { status: 201, body: presentVersion(version) };
@@ -68,7 +68,7 @@ export const versionRoutes: AnyRoute[] = [
     access: { kind: 'page', capability: 'read' },
     query: listVersionsQuery,
     handler: async ({ query, resource, services }) => {
-      const listing = await listVersions(services.sequelize, resource.page!.id, { limit: query.limit, cursor: query.cursor ?? null });
+      const listing = await listVersions(services.sequelize, resource.page.id, { limit: query.limit, cursor: query.cursor ?? null });
       return { body: { items: listing.items.map(presentVersion), nextCursor: listing.nextCursor } };
     },
   }),
@@ -90,7 +90,7 @@ export const versionRoutes: AnyRoute[] = [
     access: { kind: 'session' },
     handler: async ({ params, actor, subject, services }) => {
       const { access } = await authorizeVersionPage(services.sequelize, subject, params.id ?? '', 'write');
-      const restored = await restoreVersion(services.sequelize, { versionId: params.id ?? '', userId: actor!.user.id });
+      const restored = await restoreVersion(services.sequelize, { versionId: params.id ?? '', userId: actor.user.id });
       return {
         body: {
           page: await loadPageDetail(services.sequelize, restored.page, access),
