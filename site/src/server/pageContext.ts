@@ -44,9 +44,3 @@ export async function loadPageContext(astro: AstroGlobal): Promise<PageContext> 
     registrationOpen: setup?.registrationMode === 'open',
   };
 }
-
-/** Only same-site paths may be a post-sign-in target; anything else falls back to the home page. */
-export function safeNextPath(value: string | null): string {
-  if (!value || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
-  return value;
-}
