@@ -27,6 +27,7 @@ import * as Y from 'yjs';
 import { signCollabToken } from '../../api/collab/collabToken.ts';
 import { appendUpdates, loadDocumentState } from '../../api/documents/documentLog.ts';
 import { resolveCollabAccess } from '../../api/policies/collabAccess.ts';
+import { waitFor } from '../../api/testing/polling.ts';
 import { openProvider, percentile, startBenchServer, type BenchServer } from './collabClients.ts';
 import { openCollabDatabase, seedCollabPond, type CollabDatabase } from './collabDatabase.ts';
 import { generateLargePage, generateTrace, type EditingTrace } from './collabDocuments.ts';
@@ -122,8 +123,8 @@ async function replayWithWrites(database: CollabDatabase, trace: EditingTrace): 
     const replay = await measureReplay(server.url, pageIds[0]!, { sender: token(userIds[0]!), receiver: token(userIds[1]!) }, trace, REPLAY_TIMEOUT_MS);
     if (!replay.done) return { replay };
     // Both clients are gone: the server stores the derived data, takes the automatic version and unloads the page.
-    const deadline = Date.now() + 60_000;
-    while ((await server.stats()).documents > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    // Best effort: the figures below show what was stored by then.
+    await waitFor(async () => (await server.stats()).documents === 0, 60_000, 'the page to unload', { intervalMs: 50 }).catch(() => undefined);
     const statsAfter = await server.stats();
     return {
       replay,
@@ -272,8 +273,7 @@ try {
         baselineSamples.push(baselineMs);
         warmSamples.push(warm.phases.synced);
       }
-      const idleBy = Date.now() + 10_000;
-      while ((await ours!.stats()).documents > 0 && Date.now() < idleBy) await new Promise((resolve) => setTimeout(resolve, 5));
+      await waitFor(async () => (await ours!.stats()).documents === 0, 10_000, 'the page to unload', { intervalMs: 5 }).catch(() => undefined);
     }
     echoSocket.close();
     holder.provider.destroy();
