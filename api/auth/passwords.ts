@@ -65,19 +65,14 @@ export function needsRehash(stored: string, log2N: number): boolean {
   return !parsed || parsed.log2N < log2N || parsed.r !== BLOCK_SIZE || parsed.p !== PARALLELISM;
 }
 
-/** One dummy hash per cost, so an unknown account costs what a real one does under the current setting. */
-const dummyHashes = new Map<number, Promise<string>>();
-
 /**
  * Spends the same time as a real check when the account does not exist, so response time
- * does not tell an attacker which usernames are taken.
+ * does not tell an attacker which usernames are taken. The stand-in hash is random bytes in
+ * the stored format: checking against it costs one scrypt run, like a real account, even
+ * the first time (hashing a dummy password first would make that call cost two).
  */
 export async function verifyAgainstDummy(password: string, log2N: number): Promise<false> {
-  let dummyHash = dummyHashes.get(log2N);
-  if (!dummyHash) {
-    dummyHash = hashPassword('dummy-password-for-timing', log2N);
-    dummyHashes.set(log2N, dummyHash);
-  }
-  await verifyPassword(password, await dummyHash);
+  const standIn = ['scrypt', log2N, BLOCK_SIZE, PARALLELISM, randomBytes(16).toString('base64url'), randomBytes(KEY_LENGTH).toString('base64url')].join('$');
+  await verifyPassword(password, standIn);
   return false;
 }
