@@ -3,6 +3,7 @@
  * entry exists exactly when the change does.
  */
 import type { Transaction } from 'sequelize';
+import { storableJson, storableText } from '../http/inputText.ts';
 import { AuditEntry } from '../models/index.ts';
 
 export interface AuditActor {
@@ -26,9 +27,10 @@ export async function recordAudit(record: AuditRecord, transaction?: Transaction
   await AuditEntry.create(
     {
       actorId: record.actor?.id ?? null,
-      actorName: record.actor?.name ?? null,
+      actorName: record.actor?.name === undefined || record.actor.name === null ? null : storableText(record.actor.name),
       action: record.action,
-      details: record.details ?? {},
+      // Details may quote what a refused request sent (a failed login's name): never a reason to fail the request.
+      details: storableJson(record.details ?? {}) as Record<string, unknown>,
       ip: record.ip ?? null,
     },
     { transaction },

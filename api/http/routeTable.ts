@@ -28,7 +28,7 @@ import { ApiError, forbidden, unauthenticated } from './apiError.ts';
 import { assertSameOrigin } from './csrf.ts';
 import { resolveRequestLocale } from './requestLocale.ts';
 import { assertSetupComplete, assertSetupPending, isSetupAdmin } from '../setup/setupState.ts';
-import { parseWithSchema } from './validation.ts';
+import { assertJsonBody, parseWithSchema } from './validation.ts';
 
 /**
  * Who may call a route. The route wrapper refuses to register a route whose rule it does not
@@ -205,6 +205,7 @@ export function registerRoutes(router: Router, routes: AnyRoute[], services: App
       const locale = () => resolveRequestLocale(req);
       const params = await parseWithSchema(route.params, req.params, 'params', locale);
       const query = await parseWithSchema(route.query, req.query, 'query', locale);
+      assertJsonBody(req, route.body !== undefined);
       const body = await parseWithSchema(route.body, req.body, 'body', locale);
       const result = await route.handler({
         req,
