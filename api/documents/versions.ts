@@ -8,7 +8,7 @@
  * drop out of the contributors (and `createdBy` was set null by the foreign key).
  */
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { encodePageCursor, type PageCursor } from '../pages/pageCursor.ts';
+import { timelineCursor, type TimelineCursor } from '../http/cursorCodec.ts';
 import { isUuid } from '../policies/accessPolicy.ts';
 import type { Queryable } from './documentLog.ts';
 
@@ -113,7 +113,7 @@ function toRecord(row: VersionRow): VersionRecord {
 export interface VersionListOptions {
   limit?: number;
   /** The (created_at, id) of the last version handed out; the listing continues with older ones. */
-  cursor?: PageCursor | null;
+  cursor?: TimelineCursor | null;
 }
 
 /** A page's versions, newest first, keyset paged by (created_at, id). */
@@ -135,7 +135,7 @@ export async function listVersions(sequelize: Sequelize, pageId: string, options
   );
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  const nextCursor = rows.length > limit && last ? encodePageCursor({ createdKey: last.created_utc, id: last.id }) : null;
+  const nextCursor = rows.length > limit && last ? timelineCursor.encode({ createdKey: last.created_utc, id: last.id }) : null;
   return { items: page.map(toRecord), nextCursor };
 }
 

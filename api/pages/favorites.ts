@@ -8,7 +8,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Page } from '../models/index.ts';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
 import { presentPage, type PageView } from '../presenters/pagePresenter.ts';
-import { encodePageCursor, type PageCursor } from './pageCursor.ts';
+import { timelineCursor, type TimelineCursor } from '../http/cursorCodec.ts';
 import { collectReadable, liveReadability } from './readableBatches.ts';
 
 export const DEFAULT_FAVORITE_LIST_LIMIT = 100;
@@ -29,9 +29,9 @@ export interface FavoriteListingOptions {
   limit?: number;
   /**
    * The (favorite created_at, page id) of the last item handed out. Same shape and encoding as
-   * the page listing's cursor (`decodePageCursor` reads it), with the favorite's timestamp.
+   * the page listing's cursor (`timelineCursor` reads it), with the favorite's timestamp.
    */
-  cursor?: PageCursor | null;
+  cursor?: TimelineCursor | null;
 }
 
 /** Stars `page` for the user; starring it again changes nothing (the first time is kept). */
@@ -65,7 +65,7 @@ interface FavoriteRow {
   updated_by: string | null;
 }
 
-async function fetchBatch(sequelize: Sequelize, query: { userId: string; pondId: string; after: PageCursor | null; limit: number }): Promise<FavoriteRow[]> {
+async function fetchBatch(sequelize: Sequelize, query: { userId: string; pondId: string; after: TimelineCursor | null; limit: number }): Promise<FavoriteRow[]> {
   const afterCondition = query.after ? `AND (f.created_at, f.page_id) > (CAST(:afterCreated AS timestamp) AT TIME ZONE 'UTC', CAST(:afterId AS uuid))` : '';
   return sequelize.query<FavoriteRow>(
     `SELECT f.page_id, (f.created_at AT TIME ZONE 'UTC')::text AS favorited_utc, f.created_at AS favorited_at,
@@ -115,5 +115,5 @@ export async function listFavorites(sequelize: Sequelize, access: SubjectAccess,
     keep: (row) => (readable(row.page_id) ? row : null),
     maxBatch: MAX_BATCH,
   });
-  return { items: rows.map((row) => toView(row, pondId, row.parent_id !== null && readable(row.parent_id))), nextCursor: nextKey ? encodePageCursor(nextKey) : null };
+  return { items: rows.map((row) => toView(row, pondId, row.parent_id !== null && readable(row.parent_id))), nextCursor: nextKey ? timelineCursor.encode(nextKey) : null };
 }

@@ -7,8 +7,8 @@
  * filtered out is not listed. Access is judged in memory with the pond's resolved access.
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { z } from 'zod';
-import { isUuid, type SubjectAccess } from '../policies/accessPolicy.ts';
+import { backlinkCursor, phantomCursor, type BacklinkCursor } from '../http/cursorCodec.ts';
+import type { SubjectAccess } from '../policies/accessPolicy.ts';
 import { presentReferrer, type LinkGraphView, type PhantomLinkView, type ReferrerFields, type ReferrerView } from '../presenters/linkPresenter.ts';
 import { presentPageReference } from '../presenters/pagePresenter.ts';
 import { collectReadable, liveReadability } from './readableBatches.ts';
@@ -22,48 +22,6 @@ export interface LinkListing<T> {
   items: T[];
   nextCursor: string | null;
 }
-
-/** Where the backlink list continues: the (title, id) of the last source handed out. */
-export interface BacklinkCursor {
-  title: string;
-  id: string;
-}
-
-function encodeCursor(value: unknown): string {
-  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
-}
-
-function decodeCursor(text: string): unknown {
-  try {
-    return JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
-/** A `cursor` query parameter we handed out, else a 400 naming `query.cursor`. */
-function cursorField<T>(parse: (decoded: unknown) => T | null) {
-  return z
-    .string()
-    .transform((text, context) => {
-      const cursor = parse(decodeCursor(text));
-      if (cursor === null) {
-        context.addIssue({ code: 'custom', input: text });
-        return z.NEVER;
-      }
-      return cursor;
-    })
-    .optional();
-}
-
-export const backlinkCursorField = cursorField<BacklinkCursor>((decoded) => {
-  if (!Array.isArray(decoded) || decoded.length !== 2) return null;
-  const [title, id] = decoded as unknown[];
-  return typeof title === 'string' && isUuid(id) ? { title, id: id.toLowerCase() } : null;
-});
-
-/** The phantom list continues after this (lowercase) target slug. */
-export const phantomCursorField = cursorField<string>((decoded) => (typeof decoded === 'string' && decoded !== '' ? decoded : null));
 
 /**
  * The live pages linking to `pageId` that the subject may read, by title, each with the
@@ -97,7 +55,7 @@ export async function listBacklinks(
     keyOf: (row): BacklinkCursor => ({ title: row.title, id: row.id }),
     keep: (row) => (readable(row.id) ? presentReferrer(row) : null),
   });
-  return { items, nextCursor: nextKey ? encodeCursor([nextKey.title, nextKey.id]) : null };
+  return { items, nextCursor: nextKey ? backlinkCursor.encode(nextKey) : null };
 }
 
 interface PhantomRow extends ReferrerFields {
@@ -156,7 +114,7 @@ export async function listPhantomLinks(
       return referrers.length === 0 ? null : { targetSlug: group.targetSlug, referrers: referrers.map(presentReferrer) };
     },
   });
-  return { items, nextCursor: nextKey === null ? null : encodeCursor(nextKey) };
+  return { items, nextCursor: nextKey === null ? null : phantomCursor.encode(nextKey) };
 }
 
 /**

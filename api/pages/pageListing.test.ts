@@ -79,8 +79,9 @@ describe('page listing', () => {
       assertFieldError(await get('limit=1001'), 'query.limit');
       assertFieldError(await get('limit=ten'), 'query.limit');
       assertFieldError(await get('cursor=garbage'), 'query.cursor');
-      for (const forged of [`2024-02-31 00:00:00.5|${MISSING_UUID}`, `2024-01-01 00:00:00|not-a-uuid`, `2024-01-01T00:00:00Z|${MISSING_UUID}`]) {
-        assertFieldError(await get(`cursor=${Buffer.from(forged).toString('base64url')}`), 'query.cursor');
+      const forgeries = [['2024-02-31 00:00:00.5', MISSING_UUID], ['2024-01-01 00:00:00', 'not-a-uuid'], ['2024-01-01T00:00:00Z', MISSING_UUID], ['0000-01-01 00:00:00', MISSING_UUID]];
+      for (const forged of forgeries) {
+        assertFieldError(await get(`cursor=${Buffer.from(JSON.stringify(forged)).toString('base64url')}`), 'query.cursor');
       }
     });
 

@@ -7,7 +7,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
 import { presentPage, type PageView } from '../presenters/pagePresenter.ts';
-import { encodePageCursor, isoFromUtcText, type PageCursor } from './pageCursor.ts';
+import { isoFromUtcText, timelineCursor, type TimelineCursor } from '../http/cursorCodec.ts';
 import { collectReadable, liveReadability } from './readableBatches.ts';
 
 export const DEFAULT_PAGE_LIST_LIMIT = 500;
@@ -34,7 +34,7 @@ export interface PageListingOptions {
   createdSince?: string | Date | null;
   updatedSince?: string | Date | null;
   limit?: number;
-  cursor?: PageCursor | null;
+  cursor?: TimelineCursor | null;
 }
 
 export interface PageListing {
@@ -67,7 +67,7 @@ interface BatchQuery {
   pondId: string;
   createdSince: string | null;
   updatedSince: string | null;
-  after: PageCursor | null;
+  after: TimelineCursor | null;
   /** Null: no LIMIT (the unfiltered baseline). */
   limit: number | null;
 }
@@ -140,7 +140,7 @@ export async function listVisiblePages(sequelize: Sequelize, access: SubjectAcce
   rememberShare(shareKey, keptShare);
   return {
     items: rows.map((row) => toView(row, pondId, row.parent_id !== null && readable(row.parent_id))),
-    nextCursor: nextKey ? encodePageCursor(nextKey) : null,
+    nextCursor: nextKey ? timelineCursor.encode(nextKey) : null,
   };
 }
 

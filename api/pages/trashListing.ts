@@ -5,6 +5,7 @@
  * tree order. Newest entries first; the cursor is the last entry's timestamp.
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { trashCursor } from '../http/cursorCodec.ts';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
 import { presentPage, type PageView } from '../presenters/pagePresenter.ts';
 
@@ -33,18 +34,6 @@ interface TrashRow {
   updated_at: Date;
   created_by: string | null;
   updated_by: string | null;
-}
-
-const TRASH_KEY_PATTERN = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?$/;
-
-export function encodeTrashCursor(trashedKey: string): string {
-  return Buffer.from(trashedKey, 'utf8').toString('base64url');
-}
-
-/** The timestamp key, or null when the text is not a cursor we handed out. */
-export function decodeTrashCursor(text: string): string | null {
-  const key = Buffer.from(text, 'base64url').toString('utf8');
-  return TRASH_KEY_PATTERN.test(key) && !Number.isNaN(Date.parse(`${key.replace(' ', 'T')}Z`)) ? key : null;
 }
 
 /** Roots of the group first (pages whose parent is not in it), each followed by its subtree. */
@@ -122,5 +111,5 @@ export async function listTrash(
       ),
     };
   });
-  return { items, nextCursor: keys.length > limit ? encodeTrashCursor(keys[limit - 1]!) : null };
+  return { items, nextCursor: keys.length > limit ? trashCursor.encode(keys[limit - 1]!) : null };
 }

@@ -250,7 +250,7 @@ describe('favorites', () => {
     assert.equal((await listOf(cast.reader.client, pond.id)).body.items[0].favoritedAt, '2024-02-01T00:00:00.000Z');
 
     assertFieldError(await listOf(cast.reader.client, pond.id, 'cursor=garbage'), 'query.cursor');
-    assertFieldError(await listOf(cast.reader.client, pond.id, `cursor=${Buffer.from(`2024-01-01 00:00:00|not-a-uuid`).toString('base64url')}`), 'query.cursor');
+    assertFieldError(await listOf(cast.reader.client, pond.id, `cursor=${Buffer.from(JSON.stringify(['2024-01-01 00:00:00', 'not-a-uuid'])).toString('base64url')}`), 'query.cursor');
     assertFieldError(await listOf(cast.reader.client, pond.id, 'limit=0'), 'query.limit');
     assertFieldError(await listOf(cast.reader.client, pond.id, 'limit=ten'), 'query.limit');
   });

@@ -6,11 +6,11 @@
 import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import { addFavorite, DEFAULT_FAVORITE_LIST_LIMIT, listFavorites, MAX_FAVORITE_LIST_LIMIT, removeFavorite } from '../pages/favorites.ts';
-import { pageCursorField } from '../pages/pageCursor.ts';
+import { timelineCursor } from '../http/cursorCodec.ts';
 
 const listFavoritesQuery = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_FAVORITE_LIST_LIMIT).default(DEFAULT_FAVORITE_LIST_LIMIT),
-  cursor: pageCursorField,
+  cursor: timelineCursor.field,
 });
 
 export const favoriteRoutes: AnyRoute[] = [

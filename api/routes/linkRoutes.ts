@@ -5,13 +5,14 @@
  * Every answer is the caller's readable slice (api/pages/linkGraph.ts).
  */
 import { z } from 'zod';
+import { backlinkCursor, phantomCursor } from '../http/cursorCodec.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
-import { backlinkCursorField, DEFAULT_LINK_LIST_LIMIT, listBacklinks, listPhantomLinks, loadLinkGraph, MAX_LINK_LIST_LIMIT, phantomCursorField } from '../pages/linkGraph.ts';
+import { DEFAULT_LINK_LIST_LIMIT, listBacklinks, listPhantomLinks, loadLinkGraph, MAX_LINK_LIST_LIMIT } from '../pages/linkGraph.ts';
 
 const limitField = z.coerce.number().int().min(1).max(MAX_LINK_LIST_LIMIT).default(DEFAULT_LINK_LIST_LIMIT);
 
-const backlinksQuery = z.object({ limit: limitField, cursor: backlinkCursorField });
-const phantomLinksQuery = z.object({ limit: limitField, cursor: phantomCursorField });
+const backlinksQuery = z.object({ limit: limitField, cursor: backlinkCursor.field });
+const phantomLinksQuery = z.object({ limit: limitField, cursor: phantomCursor.field });
 
 export const linkRoutes: AnyRoute[] = [
   defineRoute({

@@ -244,7 +244,7 @@ describe('page purge and the trash list', () => {
       }
       assert.deepEqual(walked, full.body.items);
       assertFieldError(await trashList(cast.editor.client, pond.id, 'cursor=garbage'), 'query.cursor');
-      assertFieldError(await trashList(cast.editor.client, pond.id, `cursor=${Buffer.from('2024-13-45 99:00:00').toString('base64url')}`), 'query.cursor');
+      assertFieldError(await trashList(cast.editor.client, pond.id, `cursor=${Buffer.from(JSON.stringify('2024-13-45 99:00:00')).toString('base64url')}`), 'query.cursor');
       assertFieldError(await trashList(cast.editor.client, pond.id, 'limit=0'), 'query.limit');
       assertFieldError(await trashList(cast.editor.client, pond.id, 'limit=201'), 'query.limit');
     });

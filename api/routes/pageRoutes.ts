@@ -8,7 +8,8 @@ import { createPage, updatePage } from '../commands/pageCommands.ts';
 import { notFound } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import type { Page, Pond } from '../models/index.ts';
-import { pageCursorField } from '../pages/pageCursor.ts';
+import { timelineCursor } from '../http/cursorCodec.ts';
+import { isoTimestampField } from '../http/fieldSchemas.ts';
 import { DEFAULT_PAGE_LIST_LIMIT, listVisiblePages, MAX_PAGE_LIST_LIMIT } from '../pages/pageListing.ts';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
 import { slugSchema } from '../ponds/slugs.ts';
@@ -34,14 +35,11 @@ const updatePageBody = z
   .strictObject({ title: titleSchema.optional(), slug: slugSchema.optional() })
   .refine((patch) => patch.title !== undefined || patch.slug !== undefined);
 
-/** ISO 8601 with Z or an offset, or a plain date meaning midnight UTC; kept as text so Postgres compares exactly. */
-const sinceSchema = z.union([z.iso.datetime({ offset: true }), z.iso.date().transform((date) => `${date}T00:00:00Z`)]);
-
 const listPagesQuery = z.object({
-  createdSince: sinceSchema.optional(),
-  updatedSince: sinceSchema.optional(),
+  createdSince: isoTimestampField.optional(),
+  updatedSince: isoTimestampField.optional(),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIST_LIMIT).default(DEFAULT_PAGE_LIST_LIMIT),
-  cursor: pageCursorField,
+  cursor: timelineCursor.field,
 });
 
 interface DetailRow {

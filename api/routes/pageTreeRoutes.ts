@@ -6,9 +6,10 @@ import { z } from 'zod';
 import { movePage } from '../commands/pageMoveCommands.ts';
 import { purgePage, restorePage, trashPage } from '../commands/pageTrashCommands.ts';
 import { notFound } from '../http/apiError.ts';
+import { trashCursor } from '../http/cursorCodec.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import { Page } from '../models/index.ts';
-import { decodeTrashCursor, DEFAULT_TRASH_LIMIT, listTrash, MAX_TRASH_LIMIT } from '../pages/trashListing.ts';
+import { DEFAULT_TRASH_LIMIT, listTrash, MAX_TRASH_LIMIT } from '../pages/trashListing.ts';
 import { loadPageDetail } from './pageRoutes.ts';
 import { onePlacement, placementFields } from './pagePlacementSchema.ts';
 
@@ -21,17 +22,7 @@ const trashQuery = z.object({ mode: z.enum(['promote', 'subtree']).default('prom
 
 const trashListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_TRASH_LIMIT).default(DEFAULT_TRASH_LIMIT),
-  cursor: z
-    .string()
-    .transform((text, context) => {
-      const cursor = decodeTrashCursor(text);
-      if (!cursor) {
-        context.addIssue({ code: 'custom', input: text });
-        return z.NEVER;
-      }
-      return cursor;
-    })
-    .optional(),
+  cursor: trashCursor.field,
 });
 
 export const pageTreeRoutes: AnyRoute[] = [

@@ -5,9 +5,9 @@
  * (start) and U+E001 (end).
  */
 import { z } from 'zod';
+import { searchCursor } from '../http/cursorCodec.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import { accessSubjectOf } from '../policies/accessPolicy.ts';
-import { searchCursorField } from '../search/searchCursor.ts';
 import { MAX_QUERY_CHARS } from '../search/searchQuery.ts';
 
 export const DEFAULT_SEARCH_LIMIT = 20;
@@ -25,7 +25,7 @@ const searchQuery = z.object({
   pondId: z.uuid().optional(),
   labels: labelIdsField,
   limit: z.coerce.number().int().min(1).max(MAX_SEARCH_LIMIT).default(DEFAULT_SEARCH_LIMIT),
-  cursor: searchCursorField,
+  cursor: searchCursor.field,
 });
 
 export const searchRoutes: AnyRoute[] = [

@@ -21,15 +21,15 @@ import {
 } from '../documents/versions.ts';
 import { notFound } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
-import { pageCursorField } from '../pages/pageCursor.ts';
+import { timelineCursor } from '../http/cursorCodec.ts';
+import { storableString } from '../http/fieldSchemas.ts';
 import { authorizePage, type AccessSubject, type PageCapability } from '../policies/accessPolicy.ts';
 import { presentVersion, presentVersionDetail } from '../presenters/versionPresenter.ts';
 import { loadPageDetail } from './pageRoutes.ts';
 
 const createVersionBody = z.strictObject({
   // Blank means unnamed.
-  label: z
-    .string()
+  label: storableString()
     .trim()
     .max(VERSION_LABEL_MAX_LENGTH)
     .nullable()
@@ -39,7 +39,7 @@ const createVersionBody = z.strictObject({
 
 const listVersionsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_VERSION_LIST_LIMIT).default(DEFAULT_VERSION_LIST_LIMIT),
-  cursor: pageCursorField,
+  cursor: timelineCursor.field,
 });
 
 /** The version's page, authorized as the page routes would; 404 for a missing version. */

@@ -14,16 +14,21 @@
  * matches the index yields, and its list ends after them. The permission filter is part of
  * each candidate scan, so the bounds count readable pages. The statements are built in
  * searchStatements.ts; this module runs them and pages through the result.
+ *
+ * The order is total: tier, rank, then the page id, so pages of equal rank come in one order
+ * every time and a cursor (which holds all three) neither repeats nor skips one. The candidates
+ * are read without parallel workers: their interleaving would change which matches a bounded
+ * scan yields first, so the same query on the same data could name a different first hit.
  */
 import { createHash } from 'node:crypto';
 import type { ClientBase } from 'pg';
 import type { Sequelize, Transaction } from 'sequelize';
 import { transactionClient } from '../documents/documentLog.ts';
+import { searchCursor } from '../http/cursorCodec.ts';
 import { presentPageReference } from '../presenters/pagePresenter.ts';
-import { decodeSearchCursor, encodeSearchCursor } from './searchCursor.ts';
 import type { SearchEngine, SearchHit, SearchRequest, SearchResult } from './searchEngine.ts';
 import { parseSearchQuery, type ParsedSearchQuery } from './searchQuery.ts';
-import { resolveSearchScope, unrestrictedScope, type SearchScope } from './searchScope.ts';
+import { resolveSearchScope, type SearchScope } from './searchScope.ts';
 import { candidatesStatement, lexiconStatement, presentationStatement, tsqueryOperand, type Fallback, type Statement } from './searchStatements.ts';
 
 interface Candidate {
@@ -52,7 +57,9 @@ interface SearchSession {
  */
 async function inSearchSession<T>(sequelize: Sequelize, work: (session: SearchSession) => Promise<T>): Promise<T> {
   return sequelize.transaction(async (transaction) => {
-    await sequelize.query('SET TRANSACTION READ ONLY; SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off', { transaction });
+    await sequelize.query('SET TRANSACTION READ ONLY; SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off; SET LOCAL max_parallel_workers_per_gather = 0', {
+      transaction,
+    });
     return work({ sequelize, transaction });
   });
 }
@@ -94,32 +101,29 @@ interface PresentedRow {
   labels: SearchHit['labels'];
 }
 
-export interface SearchOptions {
-  /** No permission filter (benchmarks compare against it). */
-  unrestricted?: boolean;
-}
-
-interface PreparedSearch {
-  parsed: ParsedSearchQuery;
-  scope: SearchScope;
-}
-
-/** Null when there is nothing to look for: an empty query, or one that only excludes. */
-async function prepare(sequelize: Sequelize, request: SearchRequest, options: SearchOptions): Promise<PreparedSearch | null> {
+/** The query, or null when there is nothing to look for: an empty query, or one that only excludes. */
+function parsedOrNull(request: SearchRequest): ParsedSearchQuery | null {
   const parsed = parseSearchQuery(request.query);
-  // The scope first: a pond or label the caller cannot see is a 404 whatever the query.
-  const scope = options.unrestricted
-    ? await unrestrictedScope(sequelize)
-    : await resolveSearchScope(sequelize, request.subject, { pondId: request.pondId ?? null, labelIds: request.labelIds ?? [] });
-  if (parsed.partialTerms.length === 0 && parsed.phraseWords.length === 0) return null;
-  return { parsed, scope };
+  return parsed.partialTerms.length === 0 && parsed.phraseWords.length === 0 ? null : parsed;
 }
 
-export async function searchPages(sequelize: Sequelize, request: SearchRequest, options: SearchOptions = {}): Promise<SearchResult> {
-  const cursor = request.cursor ? decodeSearchCursor(request.cursor) : null;
-  const prepared = await prepare(sequelize, request, options);
-  if (!prepared) return { items: [], nextCursor: null };
-  const { parsed, scope } = prepared;
+/** The scope of the request's subject and filters; 404 for a pond or label they cannot see, whatever the query. */
+function scopeOf(sequelize: Sequelize, request: SearchRequest): Promise<SearchScope> {
+  return resolveSearchScope(sequelize, request.subject, { pondId: request.pondId ?? null, labelIds: request.labelIds ?? [] });
+}
+
+export async function searchPages(sequelize: Sequelize, request: SearchRequest): Promise<SearchResult> {
+  return searchInScope(sequelize, request, await scopeOf(sequelize, request));
+}
+
+/**
+ * A search inside `scope`. The engine resolves the scope from the request's subject
+ * (`searchPages`); the benchmark passes its own, to compare against no permission filter.
+ */
+export async function searchInScope(sequelize: Sequelize, request: SearchRequest, scope: SearchScope): Promise<SearchResult> {
+  const cursor = request.cursor ?? null;
+  const parsed = parsedOrNull(request);
+  if (!parsed) return { items: [], nextCursor: null };
   return inSearchSession(sequelize, async (session) => {
     const fallback = await lookUpFallback(session, parsed);
     const rows = await rowsOf<Candidate>(session, candidatesStatement(scope, parsed, fallback, cursor, request.limit + 1));
@@ -138,15 +142,15 @@ export async function searchPages(sequelize: Sequelize, request: SearchRequest, 
       return [{ ...presentPageReference(row), pond, labels: row.labels, snippet, match: candidate.tier === 2 ? 'substring' : 'fulltext' }];
     });
     const last = page.at(-1)!;
-    return { items, nextCursor: candidates.length > request.limit ? encodeSearchCursor({ tier: last.tier, rank: last.rank, id: last.id }) : null };
+    return { items, nextCursor: candidates.length > request.limit ? searchCursor.encode({ tier: last.tier, rank: last.rank, id: last.id }) : null };
   });
 }
 
-/** The plans of the statements a first page of results runs (EXPLAIN, not executed), for the benchmark's checks. */
-export async function explainSearch(sequelize: Sequelize, request: SearchRequest, options: SearchOptions = {}): Promise<string[]> {
-  const prepared = await prepare(sequelize, request, options);
-  if (!prepared) return [];
-  const { parsed, scope } = prepared;
+/** The plans of the statements a first page of results runs in `scope` (EXPLAIN, not executed), for the benchmark's checks. */
+export async function explainSearch(sequelize: Sequelize, request: SearchRequest, scope?: SearchScope): Promise<string[]> {
+  const parsed = parsedOrNull(request);
+  const resolved = scope ?? (await scopeOf(sequelize, request));
+  if (!parsed) return [];
   return inSearchSession(sequelize, async (session) => {
     const lines: string[] = [];
     const explain = async (statement: Statement) => {
@@ -155,7 +159,7 @@ export async function explainSearch(sequelize: Sequelize, request: SearchRequest
     };
     if (parsed.partialTerms.length > 0) await explain(lexiconStatement(parsed.partialTerms));
     const fallback = await lookUpFallback(session, parsed);
-    const candidates = candidatesStatement(scope, parsed, fallback, null, request.limit + 1);
+    const candidates = candidatesStatement(resolved, parsed, fallback, null, request.limit + 1);
     await explain(candidates);
     const rows = await rowsOf<Candidate>(session, candidates);
     const page = rows.sort(byRank).slice(0, request.limit);

@@ -2,6 +2,7 @@
  * The search seam: the one interface the routes, the public API and MCP call. Postgres is the
  * engine (postgresSearch.ts); another engine would implement `SearchEngine` and nothing else.
  */
+import type { SearchCursor } from '../http/cursorCodec.ts';
 import type { AccessSubject } from '../policies/accessPolicy.ts';
 
 /** Hits in titles and snippets are wrapped in these private-use code points; clients split on them. */
@@ -16,7 +17,8 @@ export interface SearchRequest {
   /** Label ids; a page matches when it carries one of them or a descendant. */
   labelIds?: readonly string[];
   limit: number;
-  cursor?: string | null;
+  /** Where the previous page ended (decoded by the route from the `nextCursor` it handed out). */
+  cursor?: SearchCursor | null;
 }
 
 export interface SearchHit {

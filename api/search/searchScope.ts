@@ -20,14 +20,6 @@ export interface SearchScope {
   sql(page: string, parameters: SqlParameters): string;
 }
 
-/** For benchmarks: every live page, no permission filter (the same shape of predicate, without the rules). */
-export async function unrestrictedScope(sequelize: Sequelize): Promise<SearchScope> {
-  const ponds = await sequelize.query<{ id: string }>(`SELECT id FROM ponds WHERE trashed_at IS NULL`, { type: QueryTypes.SELECT });
-  const pondIds = ponds.map((pond) => pond.id);
-  // The same array each time: a statement using the scope twice sends it once.
-  return { sql: (page, parameters) => `(${page}.trashed_at IS NULL AND ${page}.pond_id = ANY (${parameters.add(pondIds, 'uuid[]')}))` };
-}
-
 /** Every label of `labelIds` and their descendants, in the ponds of `accesses`; 404 for a label not there. */
 function labelsWithDescendants(accesses: readonly SubjectAccess[], labelIds: readonly string[]): string[] {
   const children = new Map<string, string[]>();

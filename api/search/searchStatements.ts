@@ -9,9 +9,9 @@
  *
  * No statement computes `to_tsvector`: matching and ranking use the stored vectors.
  */
+import type { SearchCursor } from '../http/cursorCodec.ts';
 import { SqlParameters } from '../policies/readablePagesSql.ts';
 import { SEARCH_BODY_MAX_CHARS, SEARCH_CONFIG, withoutSentinelsSql } from './pageSearchIndex.ts';
-import type { SearchCursor } from './searchCursor.ts';
 import { HIT_END, HIT_START } from './searchEngine.ts';
 import type { ParsedSearchQuery } from './searchQuery.ts';
 import type { SearchScope } from './searchScope.ts';

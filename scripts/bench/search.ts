@@ -16,12 +16,14 @@
  *
  * `BENCH_SEARCH_PAGES=5000` runs on a smaller corpus, for quick iterations.
  */
+import { createHash } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import { QueryTypes } from 'sequelize';
 import { invalidatePondAccess } from '../../api/policies/pondAccessCache.ts';
 import { reindexPages } from '../../api/search/pageSearchIndex.ts';
-import { explainSearch, searchPages } from '../../api/search/postgresSearch.ts';
+import { explainSearch, searchInScope, searchPages } from '../../api/search/postgresSearch.ts';
 import type { SearchRequest, SearchResult } from '../../api/search/searchEngine.ts';
+import type { SearchScope } from '../../api/search/searchScope.ts';
 import { seededRandom } from '../seededRandom.ts';
 import { openBenchDatabase } from './benchDatabase.ts';
 import { foldWord, seedSearchCorpus, type SearchCorpus } from './searchCorpus.ts';
@@ -57,7 +59,9 @@ interface Measured {
   /** The warm-up runs (filtered, unfiltered): first calls count against the 1 s limit too. */
   warmup: number[];
   /** From the warm-up runs; `…FullText` counts the hits matched as words (not through the substring fallback). */
-  counts: { filtered: number; unfiltered: number; filteredFullText: number; unfilteredFullText: number; match: string; firstTitle: string };
+  counts: { filtered: number; unfiltered: number; filteredFullText: number; unfilteredFullText: number; match: string; firstTitle: string; firstId: string };
+  /** Every filtered run returned the warm-up's hits in the warm-up's order. */
+  repeatsAgree: boolean;
   errors: string[];
 }
 
@@ -164,12 +168,33 @@ async function timed<T>(task: () => Promise<T>): Promise<{ value: T; elapsed: nu
   return { value, elapsed: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 
+/**
+ * The comparison the filter is judged against: every live page, no permission rules (the
+ * same shape of predicate). Only the benchmark has it; the engine always resolves the
+ * caller's scope.
+ */
+async function unrestrictedScope(sequelize: Sequelize): Promise<SearchScope> {
+  const ponds = await sequelize.query<{ id: string }>(`SELECT id FROM ponds WHERE trashed_at IS NULL`, { type: QueryTypes.SELECT });
+  const pondIds = ponds.map((pond) => pond.id);
+  // The same array each time: a statement using the scope twice sends it once.
+  return { sql: (page, parameters) => `(${page}.trashed_at IS NULL AND ${page}.pond_id = ANY (${parameters.add(pondIds, 'uuid[]')}))` };
+}
+
 async function measure(sequelize: Sequelize, readerId: string, query: BenchQuery): Promise<Measured> {
   const request: SearchRequest = { subject: { userId: readerId, signedIn: true, isSiteAdmin: false }, query: query.text, limit: LIMIT, cursor: null };
-  const result: Measured = { query, filtered: [], unfiltered: [], warmup: [], counts: { filtered: -1, unfiltered: -1, filteredFullText: -1, unfilteredFullText: -1, match: '', firstTitle: '' }, errors: [] };
+  const result: Measured = {
+    query,
+    filtered: [],
+    unfiltered: [],
+    warmup: [],
+    counts: { filtered: -1, unfiltered: -1, filteredFullText: -1, unfilteredFullText: -1, match: '', firstTitle: '', firstId: '' },
+    repeatsAgree: true,
+    errors: [],
+  };
+  const idsOf = (value: SearchResult | null) => (value ? value.items.map((item) => item.id).join(',') : null);
   const call = async (unrestricted: boolean): Promise<{ value: SearchResult | null; elapsed: number }> => {
     try {
-      return await timed(() => searchPages(sequelize, request, unrestricted ? { unrestricted: true } : undefined));
+      return await timed(async () => (unrestricted ? searchInScope(sequelize, request, await unrestrictedScope(sequelize)) : searchPages(sequelize, request)));
     } catch (error) {
       result.errors.push(`${unrestricted ? 'unfiltered' : 'filtered'}: ${error instanceof Error ? error.message : String(error)}`);
       return { value: null, elapsed: Number.NaN };
@@ -185,10 +210,12 @@ async function measure(sequelize: Sequelize, readerId: string, query: BenchQuery
     unfilteredFullText: warmUnfiltered.value?.items.filter((item) => item.match === 'fulltext').length ?? -1,
     match: warmFiltered.value?.items[0]?.match ?? '-',
     firstTitle: warmFiltered.value?.items[0]?.title ?? '',
+    firstId: warmFiltered.value?.items[0]?.id ?? '',
   };
   for (let run = 0; run < RUNS; run += 1) {
     const filtered = await call(false);
     if (filtered.value) result.filtered.push(filtered.elapsed);
+    if (idsOf(filtered.value) !== idsOf(warmFiltered.value)) result.repeatsAgree = false;
     const unfiltered = await call(true);
     if (unfiltered.value) result.unfiltered.push(unfiltered.elapsed);
   }
@@ -206,7 +233,7 @@ async function checkPlans(sequelize: Sequelize, readerId: string, queries: reado
       const request: SearchRequest = { subject: { userId: readerId, signedIn: true, isSiteAdmin: false }, query: query.text, limit: LIMIT, cursor: null };
       let plan: string;
       try {
-        plan = (await explainSearch(sequelize, request, unrestricted ? { unrestricted: true } : undefined)).join('\n');
+        plan = (await explainSearch(sequelize, request, unrestricted ? await unrestrictedScope(sequelize) : undefined)).join('\n');
       } catch (error) {
         failures.push(`${query.text}: ${error instanceof Error ? error.message : String(error)}`);
         continue;
@@ -378,6 +405,13 @@ try {
     const title = row.counts.firstTitle.replace(/[\uE000\uE001]/g, '*');
     console.log(`  (sanity) ${KIND_NAMES[row.query.kind].padEnd(14)} ${JSON.stringify(row.query.text).padEnd(26)} hits filtered ${row.counts.filtered}, unfiltered ${row.counts.unfiltered}, first ${row.counts.match} ${JSON.stringify(title)}${expected}`);
   }
+  const disagreeing = measured.filter((row) => !row.repeatsAgree);
+  console.log(
+    `  the same query returns the same hits in the same order, ${RUNS + 1} runs each: ${measured.length - disagreeing.length}/${measured.length} → ${verdict(disagreeing.length === 0)}${disagreeing.length ? `  (e.g. ${JSON.stringify(disagreeing[0]!.query.text)})` : ''}`,
+  );
+  // Equal across runs of the benchmark: the corpus, its page ids and the table order are seeded.
+  const fingerprint = createHash('sha256').update(measured.map((row) => row.counts.firstId).join('\n')).digest('hex').slice(0, 16);
+  console.log(`  (info) first hits of the ${measured.length} queries, fingerprint ${fingerprint} (the same in every run on ${corpus.pageCount} pages)`);
   const failed = measured.filter((row) => row.errors.length > 0);
   console.log(`  no query failed: → ${verdict(failed.length === 0)}${failed.length ? `  (${failed.length}, e.g. ${JSON.stringify(failed[0]!.query.text)}: ${failed[0]!.errors[0]})` : ''}`);
 } finally {

@@ -13,7 +13,7 @@ import { generateKeyBetween, generateNKeysBetween } from 'fractional-indexing';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { movePage, type MovePageInput } from '../../api/commands/pageMoveCommands.ts';
 import { ApiError } from '../../api/http/apiError.ts';
-import { decodePageCursor, type PageCursor } from '../../api/pages/pageCursor.ts';
+import { timelineCursor, type TimelineCursor } from '../../api/http/cursorCodec.ts';
 import { listVisiblePages, MAX_PAGE_LIST_LIMIT } from '../../api/pages/pageListing.ts';
 import { MAX_PAGE_DEPTH } from '../../api/pages/pageTree.ts';
 import { type SubjectAccess, subjectAccessTo } from '../../api/policies/accessPolicy.ts';
@@ -155,13 +155,13 @@ async function seed(sequelize: Sequelize): Promise<{ pondId: string; ownerId: st
 async function listEveryVisiblePage(sequelize: Sequelize, readerId: string, pondId: string): Promise<{ ids: string[]; requests: number }> {
   const ids: string[] = [];
   let requests = 0;
-  let cursor: PageCursor | null = null;
+  let cursor: TimelineCursor | null = null;
   do {
     const access = (await subjectAccessTo(sequelize, { userId: readerId, signedIn: true, isSiteAdmin: false }, pondId))!;
     const listing = await listVisiblePages(sequelize, access, { limit: MAX_PAGE_LIST_LIMIT, cursor });
     requests += 1;
     for (const item of listing.items) ids.push(item.id);
-    cursor = listing.nextCursor === null ? null : decodePageCursor(listing.nextCursor);
+    cursor = listing.nextCursor === null ? null : timelineCursor.decode(listing.nextCursor);
     if (listing.nextCursor !== null && !cursor) throw new Error(`listVisiblePages handed out a cursor it cannot read: ${listing.nextCursor}`);
   } while (cursor);
   return { ids, requests };
