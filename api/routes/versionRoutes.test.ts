@@ -118,6 +118,16 @@ describe('page versions', () => {
       assert.equal(longest.body.label, 'x'.repeat(200));
     });
 
+    test('the body is JSON: a NUL in the label, a null body and a text/plain one make no version', async () => {
+      const pond = await cast.seedTeamPond();
+      const pageId = await pageWith(pond, 'Text');
+      for (const label of ['v\u0000', '\ud800']) assertFieldError(await createManual(cast.editor.client, pageId, { label }), 'label');
+      const path = `/pages/${pageId}/versions`;
+      assertError(await cast.editor.client.request('POST', path, { rawBody: 'null' }), 400, 'validation_failed');
+      assertError(await cast.editor.client.request('POST', path, { rawBody: '{"label":"typed"}', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+      assert.equal(await versionCount(pageId), 0);
+    });
+
     test('refusals: 401 anonymous, 403 reader, 404 outsider and missing page, page_trashed for a trashed page', async () => {
       const pond = await cast.seedTeamPond();
       const pageId = await pageWith(pond, 'Text');
