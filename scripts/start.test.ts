@@ -271,3 +271,13 @@ test('SIGKILL to the supervisor: its services stop on their own; the next start 
   assert.equal(isRunning(postmaster), false, 'the orphaned Postgres was stopped');
   await stopAndExpectNothingLeft(next, next.process.pid!, 'SIGTERM');
 });
+
+test('the Docker image runs the supervisor itself in exec form, so `docker stop` signals it and not npm or a shell', () => {
+  const instructions = readFileSync(path.join(root, 'Dockerfile'), 'utf8').split('\n');
+  const cmd = instructions.filter((line) => line.startsWith('CMD ')).at(-1) ?? '';
+  const command = JSON.parse(cmd.slice('CMD '.length)) as string[];
+  assert.deepEqual(command, ['node_modules/.bin/node', 'scripts/start.ts'], 'the project\'s Node 24 running the supervisor');
+  assert.ok(!instructions.some((line) => line.startsWith('ENTRYPOINT')), 'nothing wraps the command');
+  const stopSignal = instructions.find((line) => line.startsWith('STOPSIGNAL'));
+  assert.ok(stopSignal === undefined || stopSignal === 'STOPSIGNAL SIGTERM');
+});
