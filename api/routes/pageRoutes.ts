@@ -2,19 +2,15 @@
  * Pages, the basic part: create under a pond, read, rename / re-slug, and the pond's page
  * list filtered by the bulk policy. Tree moves and the trash lifecycle live elsewhere.
  */
-import { QueryTypes, type Sequelize } from 'sequelize';
 import { z } from 'zod';
 import { createPage, updatePage } from '../commands/pageCommands.ts';
-import { notFound } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
-import type { Page, Pond } from '../models/index.ts';
 import { timelineCursor } from '../http/cursorCodec.ts';
 import { isoTimestampField } from '../http/fieldSchemas.ts';
+import { loadPageDetail } from '../pages/pageDetail.ts';
 import { DEFAULT_PAGE_LIST_LIMIT, listVisiblePages, MAX_PAGE_LIST_LIMIT } from '../pages/pageListing.ts';
-import type { SubjectAccess } from '../policies/accessPolicy.ts';
 import { slugSchema } from '../ponds/slugs.ts';
 import { onePlacement, placementFields } from './pagePlacementSchema.ts';
-import { presentPageDetail, type PageDetailView } from '../presenters/pagePresenter.ts';
 
 export const PAGE_TITLE_MAX_LENGTH = 300;
 // Markdown handed over at creation: turned into the page's document, its first update-log row
@@ -41,34 +37,6 @@ const listPagesQuery = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIST_LIMIT).default(DEFAULT_PAGE_LIST_LIMIT),
   cursor: timelineCursor.field,
 });
-
-interface DetailRow {
-  slug: string;
-  name: string;
-  label_ids: string[];
-  parent_trashed_at: Date | null;
-}
-
-/** The detail view: pond, labels and the parent's state in one query. */
-export async function loadPageDetail(sequelize: Sequelize, page: Page, access: SubjectAccess): Promise<PageDetailView> {
-  const rows = await sequelize.query<DetailRow>(
-    `SELECT po.slug, po.name,
-            ARRAY(SELECT label_id::text FROM page_labels WHERE page_id = :pageId ORDER BY label_id) AS label_ids,
-            (SELECT trashed_at FROM pages WHERE id = :parentId) AS parent_trashed_at
-       FROM ponds po WHERE po.id = :pondId`,
-    { replacements: { pageId: page.id, parentId: page.parentId, pondId: page.pondId }, type: QueryTypes.SELECT },
-  );
-  const row = rows[0];
-  if (!row) throw notFound();
-  // The foreign key guarantees the parent row exists whenever parentId is set.
-  const parentReadable = page.parentId !== null && access.page({ id: page.parentId, trashedAt: row.parent_trashed_at }, 'read').allowed;
-  return presentPageDetail(page, {
-    pond: { id: page.pondId, slug: row.slug, name: row.name } satisfies Pick<Pond, 'id' | 'slug' | 'name'>,
-    labelIds: row.label_ids,
-    parentReadable,
-    canWrite: access.page(page, 'write').allowed,
-  });
-}
 
 export const pageRoutes: AnyRoute[] = [
   defineRoute({

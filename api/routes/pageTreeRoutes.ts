@@ -9,8 +9,8 @@ import { notFound } from '../http/apiError.ts';
 import { trashCursor } from '../http/cursorCodec.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import { Page } from '../models/index.ts';
+import { loadPageDetail } from '../pages/pageDetail.ts';
 import { DEFAULT_TRASH_LIMIT, listTrash, MAX_TRASH_LIMIT } from '../pages/trashListing.ts';
-import { loadPageDetail } from './pageRoutes.ts';
 import { onePlacement, placementFields } from './pagePlacementSchema.ts';
 
 const movePageBody = z

@@ -23,9 +23,9 @@ import { notFound } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import { timelineCursor } from '../http/cursorCodec.ts';
 import { storableString } from '../http/fieldSchemas.ts';
+import { loadPageDetail } from '../pages/pageDetail.ts';
 import { authorizePage, type AccessSubject, type PageCapability } from '../policies/accessPolicy.ts';
 import { presentVersion, presentVersionDetail } from '../presenters/versionPresenter.ts';
-import { loadPageDetail } from './pageRoutes.ts';
 
 const createVersionBody = z.strictObject({
   // Blank means unnamed.
