@@ -1,6 +1,7 @@
 /**
  * Liveness and readiness through HTTP: the healthy shape, a pending migration, a database
- * that cannot be reached.
+ * that is gone or a server that does not answer (the public probe never repeats the driver's
+ * error).
  *
  * Not covered: an overall `degraded` status. Every warning-level check (converter, renderer,
  * backup, backup_remote) reports `not_configured` until its component exists, so no real
@@ -9,11 +10,13 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
 import { after, before, describe, test } from 'node:test';
 import { createApp } from '../app.ts';
 import { createSequelize } from '../db/database.ts';
 import { migrations } from '../db/migrations/index.ts';
-import { TestClient } from '../testing/testClient.ts';
+import { freePort } from '../testing/freePort.ts';
+import { TestClient, type TestResponse } from '../testing/testClient.ts';
 import { createTestDatabase } from '../testing/testDatabase.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 
@@ -76,28 +79,51 @@ describe('health probes', () => {
     assert.equal((await client.get('/readyz')).status, 200);
   });
 
-  test('an unreachable database makes /readyz 503 failing while /healthz stays 200', async () => {
-    // A second app on the same services but a database that no longer exists. (Dropping the
-    // instance's own database under its live pool would also race pg's connection handling.)
-    const gone = await createTestDatabase();
-    await gone.drop();
-    const sequelize = createSequelize(gone.url, { poolMax: 2 });
-    const server = createServer(await createApp({ ...instance.services, sequelize }, { site: false }));
+  /**
+   * A second app on the same services but another database URL, logging into `lines`.
+   * (Breaking the instance's own database under its live pool would race pg's connection handling.)
+   */
+  async function readyzAgainst(databaseUrl: string): Promise<{ readyz: TestResponse; healthz: TestResponse; logLines: string[] }> {
+    const logLines: string[] = [];
+    const logger = pino({ level: 'trace' }, { write: (line: string) => void logLines.push(line) });
+    const sequelize = createSequelize(databaseUrl, { poolMax: 2 });
+    const server = createServer(await createApp({ ...instance.services, sequelize, logger }, { site: false }));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const deadClient = new TestClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-      const response = await deadClient.get('/readyz');
-      assert.equal(response.status, 503);
-      assert.equal(response.body.status, 'failing');
-      assert.equal(response.body.checks.database.status, 'failing');
-      assert.match(response.body.checks.database.message, /does not exist/);
-      assert.equal(response.body.checks.migrations.status, 'failing');
-      assert.deepEqual(response.body.checks.backup, NOT_CONFIGURED);
-      assert.equal((await deadClient.get('/healthz')).status, 200);
+      return { readyz: await deadClient.get('/readyz'), healthz: await deadClient.get('/healthz'), logLines };
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await sequelize.close();
     }
+  }
+
+  /** What a failing probe may say: our own words only, nothing of the driver's error. */
+  const FAILING_DATABASE = {
+    database: { status: 'failing', message: 'the database cannot be reached' },
+    migrations: { status: 'failing', message: 'the applied migrations cannot be read' },
+  };
+
+  test('a database that no longer exists makes /readyz 503 failing, in our words, while /healthz stays 200', async () => {
+    const gone = await createTestDatabase();
+    await gone.drop();
+    const { readyz, healthz, logLines } = await readyzAgainst(gone.url);
+    assert.equal(readyz.status, 503);
+    assert.deepEqual(readyz.body, { status: 'failing', checks: { ...FAILING_DATABASE, converter: NOT_CONFIGURED, renderer: NOT_CONFIGURED, backup: NOT_CONFIGURED, backup_remote: NOT_CONFIGURED } });
+    for (const leak of [gone.name, 'does not exist', 'dorfteich', 'error']) assert.ok(!readyz.text.includes(leak), `the probe does not say "${leak}"`);
+    assert.ok(logLines.some((line) => line.includes('readiness check failed') && line.includes('does not exist')), 'the driver error goes to the log');
+    assert.equal(healthz.status, 200);
     assert.equal((await client.get('/readyz')).status, 200, 'the real instance is unaffected');
+  });
+
+  test('a database server that does not answer makes /readyz 503 failing without connection details', async () => {
+    const url = new URL(String(instance.services.config.databaseUrl));
+    url.port = String(await freePort());
+    const { readyz, healthz } = await readyzAgainst(url.toString());
+    assert.equal(readyz.status, 503);
+    assert.equal(readyz.body.status, 'failing');
+    assert.deepEqual({ database: readyz.body.checks.database, migrations: readyz.body.checks.migrations }, FAILING_DATABASE);
+    for (const leak of ['ECONNREFUSED', '127.0.0.1', url.port, 'connect']) assert.ok(!readyz.text.includes(leak), `the probe does not say "${leak}"`);
+    assert.equal(healthz.status, 200);
   });
 });

@@ -2,6 +2,9 @@
  * Liveness and readiness. `database` and `migrations` are hard checks (503 when failing);
  * the others are warnings (overall `degraded`, still 200). Components that do not exist
  * yet say `not_configured`.
+ *
+ * The probe is public: a failing check says what failed in our own words, never the
+ * driver's error (host names, database and user names, server versions); that goes to the log.
  */
 import { QueryTypes } from 'sequelize';
 import { pendingMigrations } from '../db/migrator.ts';
@@ -21,11 +24,21 @@ type CheckName = (typeof HARD_CHECKS)[number] | (typeof WARNING_CHECKS)[number];
 
 const CHECK_TIMEOUT_MS = 3000;
 
+class CheckTimeout extends Error {
+  override name = 'CheckTimeout';
+}
+
 function withTimeout<T>(promise: Promise<T>, label: string): Promise<T> {
   return Promise.race([
     promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${label} did not answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS).unref()),
+    new Promise<T>((_, reject) => setTimeout(() => reject(new CheckTimeout(`${label} did not answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS).unref()),
   ]);
+}
+
+/** The public verdict for a check that threw; the error itself only reaches the log. */
+function failed(services: AppServices, check: CheckName, error: unknown, message: string): CheckResult {
+  services.logger.warn({ check, err: error instanceof Error ? error.message : String(error) }, 'readiness check failed');
+  return { status: 'failing', message: error instanceof CheckTimeout ? `no answer within ${CHECK_TIMEOUT_MS / 1000} s` : message };
 }
 
 async function checkDatabase(services: AppServices): Promise<CheckResult> {
@@ -33,7 +46,7 @@ async function checkDatabase(services: AppServices): Promise<CheckResult> {
     await withTimeout(services.sequelize.query('SELECT 1', { type: QueryTypes.SELECT }), 'database');
     return { status: 'ok' };
   } catch (error) {
-    return { status: 'failing', message: error instanceof Error ? error.message : 'unreachable' };
+    return failed(services, 'database', error, 'the database cannot be reached');
   }
 }
 
@@ -42,7 +55,7 @@ async function checkMigrations(services: AppServices): Promise<CheckResult> {
     const pending = await withTimeout(pendingMigrations(services.sequelize), 'migrations');
     return pending.length === 0 ? { status: 'ok' } : { status: 'failing', message: 'migrations pending', details: { pending } };
   } catch (error) {
-    return { status: 'failing', message: error instanceof Error ? error.message : 'unknown' };
+    return failed(services, 'migrations', error, 'the applied migrations cannot be read');
   }
 }
 
