@@ -66,6 +66,7 @@ type SignedInRule =
   | { kind: 'pond' | 'label'; capability: 'write' | 'admin' }
   | { kind: 'page'; capability: 'write' };
 
+/** Whether a handler under `rule` always has a caller: the run-time twin of `ActorFor`. */
 export function ruleRequiresActor(rule: AccessRule): boolean {
   switch (rule.kind) {
     case 'public':
