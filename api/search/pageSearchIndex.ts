@@ -13,7 +13,7 @@
  * by their parts. The save path (api/documents/derivedData.ts) uses the same expressions,
  * handing the fresh plain text in directly.
  */
-import type { Sequelize, Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 
 export const SEARCH_CONFIG = 'dt_search';
 
@@ -101,6 +101,25 @@ export async function clearPageSearchVectors(pageIds: readonly string[], transac
 export async function reindexPages(pageIds: readonly string[], transaction: Transaction): Promise<void> {
   if (pageIds.length === 0) return;
   await sequelizeOf(transaction).query(reindexSql('p.id IN (:pageIds)'), { replacements: { pageIds: [...pageIds] }, transaction });
+}
+
+/**
+ * Every live page of every live pond indexed afresh from what is stored, one pond per
+ * transaction (`npm run search:reindex`: after an upgrade across migration 0005, which made
+ * the columns but fills nothing, or after a change to what the vectors hold). Pages of
+ * trashed ponds and trashed pages keep no vectors. Returns the pages indexed.
+ */
+export async function reindexAllLivePages(sequelize: Sequelize, onPond: (done: number, total: number) => void = () => undefined): Promise<number> {
+  const ponds = await sequelize.query<{ id: string }>(`SELECT id FROM ponds WHERE trashed_at IS NULL ORDER BY id`, { type: QueryTypes.SELECT });
+  for (const [index, pond] of ponds.entries()) {
+    await sequelize.transaction((transaction) => reindexLivePondPages(pond.id, transaction));
+    onPond(index + 1, ponds.length);
+  }
+  const [row] = await sequelize.query<{ pages: number }>(
+    `SELECT count(*)::int AS pages FROM pages p JOIN ponds po ON po.id = p.pond_id WHERE p.trashed_at IS NULL AND po.trashed_at IS NULL`,
+    { type: QueryTypes.SELECT },
+  );
+  return row?.pages ?? 0;
 }
 
 /** After a label is renamed: every live page carrying it gets the new name in its head. */

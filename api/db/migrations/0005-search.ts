@@ -15,8 +15,11 @@
  *   ('wiss') is looked up here through a trigram index (3+ characters) or as a prefix (1–2),
  *   and the words found are searched in the vectors' index: nothing scans page text.
  *
- * The definition of the vectors changes, so they are rebuilt here from the stored plain text:
- * derived data, not a data migration.
+ * Schema only: the vectors and the lexicon are derived data, filled by the pages' saves and by
+ * `npm run search:reindex` (scripts/search-reindex.ts), which an instance upgrading across this
+ * migration runs once (until then, pages saved before it are not found). `label_ids` is filled
+ * here: the read policy tests label rules on it (a label deny included), so it must be right
+ * from the moment the column exists, not once a script has run.
  */
 import type { Sequelize } from 'sequelize';
 
@@ -53,18 +56,6 @@ export async function up({ sequelize }: { sequelize: Sequelize }): Promise<void>
       REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION dt_sync_page_label_ids();
   `);
   await sequelize.query(`
-    UPDATE pages p SET
-      search_head = setweight(to_tsvector('dt_search', translate(p.title, E'\\uE000\\uE001', '')), 'A')
-        || setweight(to_tsvector('dt_search', coalesce((SELECT string_agg(l.name, ' ') FROM page_labels pl JOIN labels l ON l.id = pl.label_id WHERE pl.page_id = p.id), '')), 'B'),
-      search_vector = NULL
-     WHERE p.trashed_at IS NULL AND EXISTS (SELECT 1 FROM ponds po WHERE po.id = p.pond_id AND po.trashed_at IS NULL);
-    UPDATE pages p SET search_vector = p.search_head
-      || setweight(to_tsvector('dt_search', translate(left(coalesce((SELECT c.plain_text FROM page_contents c WHERE c.page_id = p.id), ''), 100000), E'\\uE000\\uE001', '')), 'C')
-     WHERE p.search_head IS NOT NULL;
-    INSERT INTO search_lexemes (lexeme)
-      SELECT DISTINCT l FROM pages p, unnest(tsvector_to_array(p.search_vector)) AS l
-       WHERE p.search_vector IS NOT NULL AND length(l) <= 64
-      ON CONFLICT DO NOTHING;
     CREATE INDEX pages_search_vector_idx ON pages USING gin (search_vector);
     CREATE INDEX pages_search_head_idx ON pages USING gin (search_head);
   `);
