@@ -14,7 +14,7 @@ export const errorMessagesDe: Record<ErrorCode, string> = {
   rate_limited: 'Zu viele Versuche. Bitte warte kurz und versuche es dann erneut.',
   invalid_credentials: 'Benutzername, E-Mail-Adresse oder Passwort ist falsch.',
   account_disabled: 'Dieses Konto wurde deaktiviert.',
-  email_unverified: 'Bitte bestätige zuerst deine E-Mail-Adresse. Wir können dir einen neuen Link schicken.',
+  email_unverified: 'Bitte bestätige zuerst deine E-Mail-Adresse.',
   registration_closed: 'Die Registrierung ist auf dieser Instanz geschlossen.',
   username_taken: 'Dieser Benutzername ist bereits vergeben.',
   email_taken: 'Es gibt bereits ein Konto mit dieser E-Mail-Adresse.',

@@ -14,7 +14,7 @@ export const errorMessagesEn: Record<ErrorCode, string> = {
   rate_limited: 'Too many attempts. Please wait a moment and try again.',
   invalid_credentials: 'Username, e-mail or password is wrong.',
   account_disabled: 'This account has been disabled.',
-  email_unverified: 'Please confirm your e-mail address first. We can send you a new link.',
+  email_unverified: 'Please confirm your e-mail address first.',
   registration_closed: 'Registration is closed on this instance.',
   username_taken: 'This username is already taken.',
   email_taken: 'An account with this e-mail address already exists.',

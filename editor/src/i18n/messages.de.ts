@@ -39,6 +39,7 @@ export const messagesDe: Record<MessageKey, string> = {
   'setup.intro': 'Ein paar Schritte, dann ist deine Wissensdatenbank bereit.',
   'setup.progress': 'Fortschritt der Einrichtung',
   'setup.stepCompleted': 'erledigt',
+  'setup.stepSkipped': 'übersprungen',
   'setup.stepOf': 'Schritt {current} von {total}: {name}',
   'setup.step.admin': 'Admin',
   'setup.step.instance': 'Instanz',
@@ -67,7 +68,7 @@ export const messagesDe: Record<MessageKey, string> = {
   'setup.smtp.intro':
     'Dorfteich verschickt Bestätigungslinks, Links zum Zurücksetzen von Passwörtern und Zusammenfassungen. Vor dem Speichern geht eine Test-E-Mail raus.',
   'setup.smtp.skipHint':
-    'Du kannst diesen Schritt überspringen, aber ohne E-Mail kann niemand eine Adresse bestätigen oder ein Passwort zurücksetzen.',
+    'Du kannst diesen Schritt überspringen. Ohne E-Mail können sich neue Konten sofort anmelden, ohne ihre Adresse zu bestätigen, und ein vergessenes Passwort wird über einen Link zurückgesetzt, den eine Administratorin oder ein Administrator erstellt.',
   'setup.smtp.host': 'SMTP-Server',
   'setup.smtp.port': 'Port',
   'setup.smtp.secure': 'Von Anfang an TLS verwenden (meist Port 465)',
@@ -84,6 +85,9 @@ export const messagesDe: Record<MessageKey, string> = {
   'setup.registration.legend': 'Wer darf ein Konto anlegen?',
   'setup.registration.open': 'Offen: Alle können sich registrieren',
   'setup.registration.openHint': 'Neue Konten bestätigen ihre E-Mail-Adresse, bevor sie sich anmelden können.',
+  'setup.registration.openHintNoMail': 'Neue Konten können sich sofort anmelden; ihre E-Mail-Adresse bleibt unbestätigt.',
+  'setup.registration.noMailWarning':
+    'Es ist kein E-Mail-Versand eingerichtet. Bei offener Registrierung kann jede Person ein Konto anlegen, ohne eine E-Mail-Adresse zu bestätigen, und niemand bekommt einen Link zum Zurücksetzen des Passworts per E-Mail: Links zum Zurücksetzen muss eine Administratorin oder ein Administrator erstellen. Geh zurück zum Schritt E-Mail, um den Versand einzurichten.',
   'setup.registration.closed': 'Geschlossen: Niemand kann sich selbst registrieren',
   'setup.registration.closedHint': 'Passend für eine private Instanz. Du kannst sie später öffnen.',
 
@@ -114,7 +118,12 @@ export const messagesDe: Record<MessageKey, string> = {
   'signup.closed': 'Die Registrierung ist auf dieser Instanz geschlossen. Frag eine Administratorin oder einen Administrator nach einem Konto.',
   'signup.haveAccount': 'Schon ein Konto?',
   'signup.checkInbox': 'Schau in dein Postfach',
-  'signup.sent': 'Wir haben einen Bestätigungslink an {email} geschickt. Öffne ihn innerhalb von 24 Stunden, um dein Konto zu aktivieren.',
+  'signup.sent':
+    'Wir schicken einen Bestätigungslink an {email}; es kann ein paar Minuten dauern, bis er ankommt. Öffne ihn innerhalb von 24 Stunden, um dein Konto zu aktivieren.',
+  'signup.ready': 'Dein Konto ist bereit',
+  'signup.readyNoMail':
+    'Du bist angemeldet. Diese Instanz verschickt keine E-Mails, deshalb wurde keine Bestätigungs-E-Mail gesendet, und deine Adresse {email} bleibt unbestätigt.',
+  'signup.toHome': 'Zu deiner Startseite',
 
   'verify.title': 'E-Mail-Adresse bestätigen',
   'verify.verifying': 'Deine Adresse wird bestätigt …',
@@ -125,11 +134,19 @@ export const messagesDe: Record<MessageKey, string> = {
   'verify.resendIntro': 'Gib die Adresse ein, mit der du dich registriert hast.',
   'verify.resendSubmit': 'Neuen Link senden',
   'verify.resendSent': 'Falls ein unbestätigtes Konto diese Adresse verwendet, ist ein neuer Link unterwegs.',
+  'verify.resendNoMail':
+    'Diese Instanz kann keine E-Mails verschicken, deshalb wurde kein Link gesendet. Bitte eine Administratorin oder einen Administrator dieser Instanz, dein Konto zu bestätigen.',
+  'verify.resendUnavailable':
+    'Diese Instanz verschickt keine E-Mails und kann dir deshalb keinen neuen Link schicken. Bitte eine Administratorin oder einen Administrator dieser Instanz, dein Konto zu bestätigen.',
 
   'forgot.title': 'Passwort zurücksetzen',
   'forgot.intro': 'Gib deine E-Mail-Adresse ein. Wir schicken dir einen Link, mit dem du ein neues Passwort wählst.',
   'forgot.submit': 'Link senden',
   'forgot.sent': 'Falls ein Konto diese Adresse verwendet, ist ein Link zum Zurücksetzen unterwegs. Er ist eine Stunde gültig.',
+  'forgot.noMail':
+    'Diese Instanz kann keine E-Mails verschicken, deshalb wurde kein Link gesendet. Bitte eine Administratorin oder einen Administrator dieser Instanz um einen Link zum Zurücksetzen des Passworts; er ist eine Stunde gültig.',
+  'forgot.unavailable':
+    'Diese Instanz verschickt keine E-Mails und kann dir deshalb keinen Link zum Zurücksetzen schicken. Bitte eine Administratorin oder einen Administrator dieser Instanz um einen Link zum Zurücksetzen des Passworts; er ist eine Stunde gültig.',
   'forgot.backToSignIn': 'Zurück zur Anmeldung',
 
   'reset.title': 'Neues Passwort wählen',

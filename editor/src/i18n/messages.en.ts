@@ -40,6 +40,7 @@ export const messagesEn = {
   'setup.intro': 'A few steps and your knowledge base is ready.',
   'setup.progress': 'Setup progress',
   'setup.stepCompleted': 'completed',
+  'setup.stepSkipped': 'skipped',
   'setup.stepOf': 'Step {current} of {total}: {name}',
   'setup.step.admin': 'Admin',
   'setup.step.instance': 'Instance',
@@ -67,7 +68,8 @@ export const messagesEn = {
   'setup.smtp.heading': 'Outgoing mail',
   'setup.smtp.intro':
     'Dorfteich mails confirmation links, password resets and digests. A test mail is sent before anything is saved.',
-  'setup.smtp.skipHint': 'You can skip this step, but without mail nobody can confirm an address or reset a password.',
+  'setup.smtp.skipHint':
+    'You can skip this step. Without mail, new accounts can sign in at once without confirming their address, and a forgotten password is reset with a link an administrator creates.',
   'setup.smtp.host': 'SMTP server',
   'setup.smtp.port': 'Port',
   'setup.smtp.secure': 'Use TLS from the start (usually port 465)',
@@ -84,6 +86,9 @@ export const messagesEn = {
   'setup.registration.legend': 'Who may create an account?',
   'setup.registration.open': 'Open: anyone can sign up',
   'setup.registration.openHint': 'New accounts confirm their e-mail address before they can sign in.',
+  'setup.registration.openHintNoMail': 'New accounts can sign in at once; their e-mail address stays unconfirmed.',
+  'setup.registration.noMailWarning':
+    'No outgoing mail is set up. With open registration, anyone can create an account without confirming an e-mail address, and nobody gets a password reset by mail: an administrator has to create reset links. Go back to the Mail step to set up mail.',
   'setup.registration.closed': 'Closed: nobody can sign up on their own',
   'setup.registration.closedHint': 'Choose this for a private instance. You can open it later.',
 
@@ -114,7 +119,11 @@ export const messagesEn = {
   'signup.closed': 'Registration is closed on this instance. Ask an administrator if you need an account.',
   'signup.haveAccount': 'Already have an account?',
   'signup.checkInbox': 'Check your inbox',
-  'signup.sent': 'We sent a confirmation link to {email}. Open it within 24 hours to activate your account.',
+  'signup.sent': 'We are sending a confirmation link to {email}; it can take a few minutes to arrive. Open it within 24 hours to activate your account.',
+  'signup.ready': 'Your account is ready',
+  'signup.readyNoMail':
+    'You are signed in. This instance does not send e-mail, so no confirmation mail was sent and your address {email} stays unconfirmed.',
+  'signup.toHome': 'Go to your home page',
 
   'verify.title': 'Confirm your e-mail address',
   'verify.verifying': 'Confirming your address…',
@@ -125,11 +134,17 @@ export const messagesEn = {
   'verify.resendIntro': 'Enter the address you signed up with.',
   'verify.resendSubmit': 'Send new link',
   'verify.resendSent': 'If an unconfirmed account uses this address, a new link is on its way.',
+  'verify.resendNoMail': 'This instance cannot send e-mail, so no link was sent. Ask an administrator of this instance to confirm your account.',
+  'verify.resendUnavailable': 'This instance does not send e-mail, so it cannot mail you a new link. Ask an administrator of this instance to confirm your account.',
 
   'forgot.title': 'Reset your password',
   'forgot.intro': 'Enter your e-mail address and we will send you a link to choose a new password.',
   'forgot.submit': 'Send link',
   'forgot.sent': 'If an account uses this address, a link to reset the password is on its way. It is valid for one hour.',
+  'forgot.noMail':
+    'This instance cannot send e-mail, so no link was sent. Ask an administrator of this instance for a password reset link; it is valid for one hour.',
+  'forgot.unavailable':
+    'This instance does not send e-mail, so it cannot mail you a reset link. Ask an administrator of this instance for a password reset link; it is valid for one hour.',
   'forgot.backToSignIn': 'Back to sign in',
 
   'reset.title': 'Choose a new password',

@@ -1,0 +1,77 @@
+/**
+ * The setup wizard without mail, in a real Chromium, on a desktop in English and a phone in
+ * German: a skipped Mail step stays skipped across a reload (the wizard resumes at
+ * Registration with Mail marked skipped), choosing open registration warns what that means
+ * without mail, and the summary repeats the warning. No console errors or CSP violations.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { startTestInstance } from '../../api/testing/testInstance.ts';
+import { ensureSiteBuilt } from '../../scripts/build-site.ts';
+import { launchChromium, openSession, SCREEN_SHAPES, waitForIslands } from './browserSession.ts';
+
+describe('setup wizard without mail in Chromium', () => {
+  let browser: Browser;
+
+  before(async () => {
+    await ensureSiteBuilt();
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  for (const shape of SCREEN_SHAPES) {
+    test(`a skipped Mail step stays skipped across a reload; open registration without mail is warned about (${shape.name})`, { timeout: 90_000 }, async () => {
+      // One instance per run: the wizard happens once per instance.
+      const instance = await startTestInstance({ site: true });
+      const { context, page, t, problems, screenshot, visit } = await openSession(browser, shape, 'setup-without-mail');
+      try {
+        await visit(instance.baseUrl);
+        assert.equal(new URL(page.url()).pathname, '/setup');
+        await page.getByLabel(t('field.username')).fill('ada');
+        await page.getByLabel(t('field.email')).fill('ada@example.org');
+        await page.getByLabel(t('field.displayName')).fill('Ada Lovelace');
+        await page.getByLabel(t('field.password'), { exact: true }).fill('correct horse battery');
+        await page.getByRole('button', { name: t('setup.admin.submit') }).click();
+
+        await page.getByRole('heading', { name: t('setup.instance.heading') }).waitFor();
+        await page.getByLabel(t('setup.instance.name')).fill('Testteich');
+        await page.getByRole('button', { name: t('setup.continue') }).click();
+
+        await page.getByRole('heading', { name: t('setup.smtp.heading') }).waitFor();
+        await page.getByRole('button', { name: t('setup.smtp.skip') }).click();
+        await page.getByRole('heading', { name: t('setup.registration.heading') }).waitFor();
+
+        // A reload starts from what the server knows: the skip was saved there.
+        await page.reload();
+        await waitForIslands(page);
+        await page.getByRole('heading', { name: t('setup.registration.heading') }).waitFor();
+        const progress = page.getByRole('navigation', { name: t('setup.progress') });
+        assert.match((await progress.locator('[aria-current="step"]').textContent()) ?? '', new RegExp(t('setup.step.registration')));
+        const mailStep = progress.getByRole('listitem').filter({ hasText: t('setup.step.smtp') });
+        assert.match((await mailStep.textContent()) ?? '', new RegExp(`\\(${t('setup.stepSkipped')}\\)`), 'the Mail step is marked skipped');
+
+        const warning = page.getByText(t('setup.registration.noMailWarning'));
+        await page.getByLabel(t('setup.registration.closed')).check();
+        assert.equal(await warning.count(), 0, 'closed registration needs no warning');
+        await page.getByLabel(t('setup.registration.open')).check();
+        await warning.waitFor();
+        assert.equal(await page.getByText(t('setup.registration.openHintNoMail')).count(), 1, 'the open choice says what it means without mail');
+        await screenshot('registration');
+
+        await page.getByRole('button', { name: t('setup.continue') }).click();
+        await page.getByRole('heading', { name: t('setup.done.heading') }).waitFor();
+        await warning.waitFor();
+        assert.match((await page.locator('dl.summary').textContent()) ?? '', new RegExp(t('setup.done.mailNotConfigured')));
+        await screenshot('done');
+
+        assert.deepEqual(problems, [], 'no console errors or CSP violations');
+      } finally {
+        await context.close();
+        await instance.close();
+      }
+    });
+  }
+});
