@@ -5,7 +5,7 @@ import { errorMessagesDe } from './errorMessages.de.ts';
 import { errorMessagesEn } from './errorMessages.en.ts';
 import { errorMessage, localeFromAcceptLanguage, resolveLocale } from './locale.ts';
 
-/** Every code SPEC.md names (Errors table, states, enforcement order), built or not. */
+/** Every code the product specification names (its errors table, states, enforcement order), built or not. */
 const SPEC_ERROR_CODES = [
   'setup_required', 'maintenance_mode', 'page_cycle', 'page_depth_exceeded', 'page_trashed', 'plugin_not_optional',
   'scope_required', 'upload_type_not_allowed', 'attachment_integrity_failure', 'account_disabled', 'cannot_modify_self',
@@ -14,7 +14,7 @@ const SPEC_ERROR_CODES = [
   'oidc_failed', 'oidc_cancelled', 'oidc_state_invalid', 'oidc_exchange_failed', 'oidc_token_invalid',
   'oidc_discovery_failed', 'oidc_email_missing', 'oidc_email_unverified', 'oidc_link_required', 'oidc_identity_taken',
 ];
-/** Codes the issue and ARCHITECTURE.md fix. */
+/** Codes of the API's own conventions (docs/architecture.md). */
 const CONVENTION_CODES = ['invalid_request', 'validation_failed', 'not_found', 'payload_too_large', 'internal_error', 'csrf_failed', 'setup_completed', 'rate_limited'];
 
 test('every spec and convention error code is known', () => {
