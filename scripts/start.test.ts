@@ -4,6 +4,7 @@
  * they started), leaving no process behind and no error in the output.
  */
 import { freePort } from '../api/testing/freePort.ts';
+import { waitFor } from '../api/testing/polling.ts';
 import { TestClient } from '../api/testing/testClient.ts';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -59,17 +60,8 @@ function launch(how: 'npm start' | 'supervisor'): Launched {
   return instance;
 }
 
-async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await Promise.resolve()
-      .then(probe)
-      .catch(() => undefined);
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** Probes here spawn `ps` or connect to a server that may still be starting: not too often, and a refusal means "not yet". */
+const POLL = { intervalMs: 100, retryOnError: true } as const;
 
 /** Running and not a zombie. */
 function isRunning(pid: number): boolean {
@@ -118,7 +110,7 @@ function treeMember(instance: Launched, match: string): number | undefined {
 
 /** Resolves with the start-up line once it is printed; records the process tree. */
 async function waitUntilReady(instance: Launched): Promise<string> {
-  const line = await waitFor(() => instance.output().match(/^Dorfteich is ready at .*$/m)?.[0], 90_000, 'the ready line');
+  const line = await waitFor(() => instance.output().match(/^Dorfteich is ready at .*$/m)?.[0], 90_000, 'the ready line', POLL);
   instance.treeAtStart = processTree(instance.process.pid!);
   for (const part of ['scripts/start.ts', 'api/server.ts', 'collab/main.ts', 'jobs/worker.ts', 'bin/postgres']) {
     assert.ok(treeMember(instance, part), `${part} runs in the tree: ${instance.treeAtStart.map(commandLineOf).join(' | ')}`);
@@ -145,6 +137,7 @@ async function stopAndExpectNothingLeft(instance: Launched, pid: number, signal:
     () => (instance.treeAtStart.some(isRunning) ? undefined : []),
     STOP_DEADLINE_MS,
     `every process to stop; still running: ${instance.treeAtStart.filter(isRunning).map(commandLineOf).join(' | ')}`,
+    POLL,
   ).catch((error: Error) => error.message);
   assert.deepEqual(left, [], String(left));
   const { code, signal: exitSignal } = await instance.exited;
@@ -198,7 +191,7 @@ test('npm start serves a fresh instance, says where to open it, restarts a dead 
   await completeSetupWizard();
 
   // The collab process runs too, reached through the public port's /collab upgrade.
-  await waitFor(collabSocketOpens, 30_000, 'a WebSocket on /collab');
+  await waitFor(collabSocketOpens, 30_000, 'a WebSocket on /collab', POLL);
 
   // A crashed API process is restarted by the supervisor, and the ready line is not repeated.
   const apiPid = treeMember(first, 'api/server.ts')!;
@@ -208,8 +201,9 @@ test('npm start serves a fresh instance, says where to open it, restarts a dead 
     () => processTree(supervisorPid).find((pid) => pid !== apiPid && commandLineOf(pid).includes('api/server.ts')),
     20_000,
     'the API restart',
+    POLL,
   );
-  await waitFor(readyz, 30_000, 'the restarted API');
+  await waitFor(readyz, 30_000, 'the restarted API', POLL);
   assert.equal(first.output().match(/Dorfteich is ready/g)?.length, 1, 'still one ready line');
 
   // Ctrl-C in a terminal: SIGINT to the whole foreground process group.
@@ -252,7 +246,7 @@ test('SIGKILL to npm start: the supervisor notices and stops everything', { time
   const supervisorPid = treeMember(instance, 'scripts/start.ts')!;
   process.kill(instance.process.pid!, 'SIGKILL');
   const rest = instance.treeAtStart.filter((pid) => pid !== instance.process.pid);
-  await waitFor(() => (rest.some(isRunning) ? undefined : true), STOP_DEADLINE_MS, 'the supervisor and its tree to stop');
+  await waitFor(() => (rest.some(isRunning) ? undefined : true), STOP_DEADLINE_MS, 'the supervisor and its tree to stop', POLL);
   assert.equal(isRunning(supervisorPid), false);
   assert.deepEqual(errorLines(instance.output()), []);
 });
@@ -263,7 +257,7 @@ test('SIGKILL to the supervisor: its services stop on their own; the next start 
   const services = ['api/server.ts', 'collab/main.ts', 'jobs/worker.ts'].map((entry) => treeMember(instance, entry)!);
   const postmaster = Number(readFileSync(postmasterPidFile, 'utf8').split('\n')[0]);
   process.kill(instance.process.pid!, 'SIGKILL');
-  await waitFor(() => (services.some(isRunning) ? undefined : true), STOP_DEADLINE_MS, 'the orphaned services to stop');
+  await waitFor(() => (services.some(isRunning) ? undefined : true), STOP_DEADLINE_MS, 'the orphaned services to stop', POLL);
   assert.ok(isRunning(postmaster), 'Postgres cannot follow its parent');
 
   const next = launch('supervisor');
