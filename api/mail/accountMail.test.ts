@@ -11,6 +11,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
 import { AuditEntry, EmailToken, MailOutboxEntry, User } from '../models/index.ts';
 import { completeSetup, resetRateLimits } from '../testing/fixtures.ts';
+import { waitFor } from '../testing/polling.ts';
 import { accountMailJobs, capturingLogger, saveSmtpRelay, startMailRelay, type MailRelay } from '../testing/mailRelay.ts';
 import { closedPort } from '../testing/smtpTestServer.ts';
 import { TestClient } from '../testing/testClient.ts';
@@ -24,15 +25,9 @@ function newAccount() {
   return { username: `queued${counter}`, email: `queued${counter}@example.org`, password: PASSWORD };
 }
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/** The worker sends in its own time (and retries later): poll for a while. */
+const MAIL_PATIENCE_MS = 20_000;
+const POLL = { intervalMs: 25 } as const;
 
 /**
  * An SMTP server that accepts connections but holds its greeting until `release()`: a relay
@@ -98,7 +93,7 @@ describe('account mail by job', () => {
       const job = (await accountMailJobs(instance)).find((row) => row.key === `account-mail:verify_email:${userId}`);
       assert.ok(job, 'the job exists as soon as the signup answered');
       assert.deepEqual(job.payload, { userId, purpose: 'verify_email', locale: 'de' });
-      await until(async () => (holding.state.connections > 0 ? true : undefined), 'the worker to reach the relay');
+      await waitFor(async () => (holding.state.connections > 0 ? true : undefined), MAIL_PATIENCE_MS, 'the worker to reach the relay', POLL);
       assert.equal(await EmailToken.count({ where: { userId } }), 1, 'issued by the job, right before sending');
     } finally {
       holding.release();
@@ -114,12 +109,12 @@ describe('account mail by job', () => {
       const response = await new TestClient(instance.baseUrl).post('/auth/signup', account);
       assert.equal(response.status, 201, response.text);
       assert.equal(holding.state.answered, false, 'the answer came before the relay said a word');
-      await until(async () => (holding.state.connections > 0 ? true : undefined), 'the worker to connect to the relay');
+      await waitFor(async () => (holding.state.connections > 0 ? true : undefined), MAIL_PATIENCE_MS, 'the worker to connect to the relay', POLL);
       const forgot = await new TestClient(instance.baseUrl).post('/auth/forgot-password', { email: 'someone@example.org' });
       assert.equal(forgot.status, 202, 'other requests answer too while the relay holds the worker');
       assert.equal(holding.state.answered, false);
       holding.release();
-      await until(async () => (holding.state.received.includes(account.email) ? true : undefined), 'the mail to reach the relay');
+      await waitFor(async () => (holding.state.received.includes(account.email) ? true : undefined), MAIL_PATIENCE_MS, 'the mail to reach the relay', POLL);
     } finally {
       holding.release();
       await holding.close();
@@ -132,9 +127,9 @@ describe('account mail by job', () => {
     const response = await new TestClient(instance.baseUrl).post('/auth/signup', account);
     assert.equal(response.status, 201, response.text);
     const userId = response.body.user.id as string;
-    const failed = await until(async () => (await MailOutboxEntry.findOne({ where: { recipient: account.email, status: 'failed' } })) ?? undefined, 'the first attempt to fail');
+    const failed = await waitFor(async () => (await MailOutboxEntry.findOne({ where: { recipient: account.email, status: 'failed' } })) ?? undefined, MAIL_PATIENCE_MS, 'the first attempt to fail', POLL);
     assert.match(failed.error ?? '', /ECONNREFUSED/);
-    const waiting = await until(async () => (await accountMailJobs(instance)).find((row) => row.key === `account-mail:verify_email:${userId}` && row.attempts === 1 && row.lastError !== null), 'the job to wait for its retry');
+    const waiting = await waitFor(async () => (await accountMailJobs(instance)).find((row) => row.key === `account-mail:verify_email:${userId}` && row.attempts === 1 && row.lastError !== null), MAIL_PATIENCE_MS, 'the job to wait for its retry', POLL);
     assert.match(waiting.lastError ?? '', /ECONNREFUSED/);
 
     // The relay comes back; Graphile retries after its backoff (e^1 s).
@@ -168,7 +163,7 @@ describe('account mail by job', () => {
       await saveSmtpRelay(instance, holding.port);
       const blocker = newAccount();
       assert.equal((await new TestClient(instance.baseUrl).post('/auth/signup', blocker)).status, 201);
-      await until(async () => (holding.state.connections > 0 ? true : undefined), 'the worker to be held');
+      await waitFor(async () => (holding.state.connections > 0 ? true : undefined), MAIL_PATIENCE_MS, 'the worker to be held', POLL);
       const response = await new TestClient(instance.baseUrl).post('/auth/signup', account);
       assert.equal(response.status, 201, response.text);
       userId = response.body.user.id;
@@ -177,7 +172,7 @@ describe('account mail by job', () => {
       holding.release();
       await holding.close();
     }
-    const record = await until(async () => (await MailOutboxEntry.findOne({ where: { recipient: account.email } })) ?? undefined, 'the job to run');
+    const record = await waitFor(async () => (await MailOutboxEntry.findOne({ where: { recipient: account.email } })) ?? undefined, MAIL_PATIENCE_MS, 'the job to run', POLL);
     assert.equal(record.status, 'not_configured');
     assert.equal(await EmailToken.count({ where: { userId } }), 0);
     assert.equal((await accountMailJobs(instance)).filter((row) => row.key?.endsWith(userId)).length, 0, 'the job finished');

@@ -9,6 +9,7 @@ import { ACCOUNT_MAIL_TASK } from '../mail/accountMail.ts';
 import { Mailer } from '../mail/mailer.ts';
 import { setSetting } from '../settings/instanceSettings.ts';
 import { startWorker, type RunningWorker } from '../../jobs/worker.ts';
+import { waitFor } from './polling.ts';
 import { decodedText, startSmtpTestServer, type SmtpTestServer } from './smtpTestServer.ts';
 import type { TestInstance } from './testInstance.ts';
 
@@ -72,13 +73,7 @@ export async function startMailRelay(instance: TestInstance, options: { logger?:
       .filter((link): link is string => link !== undefined);
 
   async function link(recipient: string, page: LinkPage, count = 1): Promise<string> {
-    const deadline = Date.now() + LINK_WAIT_MS;
-    for (;;) {
-      const links = linksSoFar(recipient, page);
-      if (links.length >= count) return links[count - 1]!;
-      if (Date.now() > deadline) throw new Error(`no ${page} mail #${count} to ${recipient} arrived (got ${links.length})`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    return waitFor(() => linksSoFar(recipient, page)[count - 1], LINK_WAIT_MS, `${page} mail #${count} to ${recipient}`, { intervalMs: 25 });
   }
 
   return {
