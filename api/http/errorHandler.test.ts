@@ -191,6 +191,7 @@ describe('unexpected errors', () => {
       [
         defineRoute({ ...probe, method: 'get', path: '/boom', handler: async () => { throw new Error('db password is hunter2'); } }),
         defineRoute({ ...probe, method: 'get', path: '/items/:id', handler: async ({ params }) => ({ body: params }) }),
+        defineRoute({ ...probe, method: 'get', path: '/unavailable', handler: async () => { throw new ApiError('setup_required'); } }),
         defineRoute({ ...probe, method: 'get', path: '/limited', handler: async () => { throw new ApiError('rate_limited', undefined, { scope: 'test' }, { 'Retry-After': '42' }); } }),
         defineRoute({
           ...probe,
@@ -230,6 +231,15 @@ describe('unexpected errors', () => {
     assert.equal(logged.reqId, requestId);
     assert.match(JSON.stringify(logged.err), /hunter2/);
     assert.ok(logLines.some((line) => line.msg === 'request' && line.reqId === requestId && line.status === 500));
+  });
+
+  test('a 503 we answer on purpose is logged as a warning, a 500 as an error', async () => {
+    const unavailable = await new TestClient(baseUrl).get('/unavailable');
+    assert.equal(unavailable.status, 503);
+    const failed = await new TestClient(baseUrl).get('/boom');
+    const levelOf = (requestId: string | null) => logLines.find((line) => line.msg === 'request' && line.reqId === requestId)?.level;
+    assert.equal(levelOf(unavailable.headers.get('x-request-id')), 40);
+    assert.equal(levelOf(failed.headers.get('x-request-id')), 50);
   });
 
   test('a malformed percent-encoding in a path parameter is 400 invalid_request, not a logged 500', async () => {

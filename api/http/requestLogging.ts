@@ -13,7 +13,9 @@ export function requestLogging(logger: Logger): RequestHandler {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      const level = res.statusCode >= 500 ? 'error' : 'info';
+      // 503 is a state we answer on purpose (setup pending, maintenance, a failing readiness
+      // check), not a fault: a warning, so a healthy start and stop print no error lines.
+      const level = res.statusCode === 503 ? 'warn' : res.statusCode >= 500 ? 'error' : 'info';
       logger[level]({ reqId: req.id, method: req.method, path: req.path, status: res.statusCode, durationMs: Math.round(durationMs * 10) / 10 }, 'request');
     });
     next();

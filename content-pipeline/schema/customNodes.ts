@@ -1,6 +1,7 @@
 /**
  * The nodes of our own: wikilink, transclusion, plugin_block, section, mention. Schema only
- * (attributes, parseHTML, renderHTML); the editor adds node views on top (STYLE.md 13).
+ * (attributes, parseHTML, renderHTML); the editor adds node views on top, so the schema
+ * itself imports no DOM or Svelte and the server needs no stub editor.
  *
  * renderHTML output lands in the app's DOM (the editor), so content never sets an `id` there
  * and sets a class only as the end of `dt-style-…` (sanitizeSchema.ts says why).
