@@ -1,7 +1,7 @@
 /**
  * The setup wizard without mail, in a real Chromium, on a desktop in English and a phone in
- * German: a skipped Mail step stays skipped across a reload (the wizard resumes at
- * Registration with Mail marked skipped), choosing open registration warns what that means
+ * German: a skipped Mail step stays skipped across a reload and in a fresh tab (the wizard
+ * resumes at Registration with Mail marked skipped), choosing open registration warns what that means
  * without mail, and the summary repeats the warning. No console errors or CSP violations.
  */
 import assert from 'node:assert/strict';
@@ -44,10 +44,16 @@ describe('setup wizard without mail in Chromium', () => {
         await page.getByRole('button', { name: t('setup.smtp.skip') }).click();
         await page.getByRole('heading', { name: t('setup.registration.heading') }).waitFor();
 
-        // A reload starts from what the server knows: the skip was saved there.
+        // A reload, and a tab opened afresh (nothing kept in the browser but the session
+        // cookie), start from what the server knows: the skip was saved there.
         await page.reload();
         await waitForIslands(page);
         await page.getByRole('heading', { name: t('setup.registration.heading') }).waitFor();
+        const freshTab = await context.newPage();
+        await freshTab.goto(`${instance.baseUrl}/setup`);
+        await waitForIslands(freshTab);
+        await freshTab.getByRole('heading', { name: t('setup.registration.heading') }).waitFor();
+        await freshTab.close();
         const progress = page.getByRole('navigation', { name: t('setup.progress') });
         assert.match((await progress.locator('[aria-current="step"]').textContent()) ?? '', new RegExp(t('setup.step.registration')));
         const mailStep = progress.getByRole('listitem').filter({ hasText: t('setup.step.smtp') });
