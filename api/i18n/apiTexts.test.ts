@@ -13,13 +13,10 @@ import { completeSetup, createVerifiedUser } from '../testing/fixtures.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 import { apiTextsDe } from './apiTexts.de.ts';
 import { apiTextsEn } from './apiTexts.en.ts';
+import { mailTextsDe } from './mailTexts.de.ts';
+import { mailTextsEn } from './mailTexts.en.ts';
 
 const apiRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-/** Modules that still carry their own translations, each with the reason it may; shrink it, never grow it. */
-const KNOWN_EXCEPTIONS = new Map<string, string>([
-  ['mail/templates.ts', 'mail texts move into the catalogues with the mail-by-job rework of api/mail (issue 15, mail package)'],
-]);
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory).flatMap((name) => {
@@ -37,13 +34,23 @@ test('both catalogues of API texts have the same keys, each translated', () => {
   }
 });
 
+test('both catalogues of mail texts have the same keys and placeholders, each translated', () => {
+  assert.deepEqual(Object.keys(mailTextsDe).sort(), Object.keys(mailTextsEn).sort());
+  const placeholders = (text: string) => (text.match(/\{\w+\}/g) ?? []).sort();
+  for (const [key, english] of Object.entries(mailTextsEn)) {
+    const german = mailTextsDe[key as keyof typeof mailTextsEn];
+    assert.ok(english.trim() && german.trim(), key);
+    assert.notEqual(german, english, `${key}: the German text is the English one`);
+    assert.deepEqual(placeholders(german), placeholders(english), `${key}: the same placeholders in both languages`);
+  }
+});
+
 test('no API module outside api/i18n holds translated texts of its own', () => {
   // A per-locale table (`Record<Locale, …>`, `de: '…'`) or a choice between two literal texts (`de ? '…' : '…'`).
   const patterns = [/Record<Locale,/, /^\s*(de|en):\s*['"`]/m, /\bde \? ['"`]/];
   const offenders = sourceFiles(apiRoot)
     .filter((file) => patterns.some((pattern) => pattern.test(readFileSync(file, 'utf8'))))
-    .map((file) => path.relative(apiRoot, file))
-    .filter((file) => !KNOWN_EXCEPTIONS.has(file));
+    .map((file) => path.relative(apiRoot, file));
   assert.deepEqual(offenders, [], 'move these texts into api/i18n');
 });
 

@@ -1,9 +1,11 @@
 /**
- * Localized mail texts (de/en). Each template yields a subject, a plain-text body and an
- * HTML body; every interpolated value is HTML-escaped in the HTML part.
+ * The mails the instance sends, in the recipient's language (texts in api/i18n/mailTexts.*).
+ * Each template yields a subject, a plain-text body and an HTML body; every interpolated
+ * value is HTML-escaped in the HTML part.
  */
 import { escapeHtml } from '../html/escapeHtml.ts';
 import type { Locale } from '../i18n/locale.ts';
+import { mailText, type MailTextKey } from '../i18n/mailTexts.ts';
 
 export interface RenderedMail {
   subject: string;
@@ -43,29 +45,20 @@ function render(content: Paragraphs): RenderedMail {
 }
 
 export function renderMail(template: MailTemplate, locale: Locale): RenderedMail {
-  const de = locale === 'de';
+  const values = template.kind === 'smtp_test' ? { instanceName: template.instanceName } : { displayName: template.displayName, instanceName: template.instanceName };
+  const text = (key: MailTextKey): string => mailText(key, locale, values);
   switch (template.kind) {
     case 'verify_email':
-      return render({
-        subject: de ? `Bitte bestätige deine E-Mail-Adresse für ${template.instanceName}` : `Please confirm your e-mail address for ${template.instanceName}`,
-        greeting: de ? `Hallo ${template.displayName},` : `Hello ${template.displayName},`,
-        lines: [de ? 'bitte bestätige deine E-Mail-Adresse, damit du dich anmelden kannst. Der Link ist 24 Stunden gültig.' : 'please confirm your e-mail address so you can sign in. The link is valid for 24 hours.'],
-        link: { url: template.link, label: de ? 'E-Mail-Adresse bestätigen' : 'Confirm e-mail address' },
-        footer: de ? 'Wenn du dich nicht registriert hast, kannst du diese E-Mail ignorieren.' : 'If you did not sign up, you can ignore this e-mail.',
-      });
     case 'reset_password':
       return render({
-        subject: de ? `Passwort zurücksetzen für ${template.instanceName}` : `Reset your password for ${template.instanceName}`,
-        greeting: de ? `Hallo ${template.displayName},` : `Hello ${template.displayName},`,
-        lines: [de ? 'mit diesem Link kannst du ein neues Passwort festlegen. Er ist eine Stunde gültig; danach bist du überall abgemeldet.' : 'use this link to choose a new password. It is valid for one hour; afterwards you are signed out everywhere.'],
-        link: { url: template.link, label: de ? 'Neues Passwort festlegen' : 'Choose a new password' },
-        footer: de ? 'Wenn du das nicht angefordert hast, kannst du diese E-Mail ignorieren; dein Passwort bleibt unverändert.' : 'If you did not ask for this, ignore this e-mail; your password stays unchanged.',
+        subject: text(`${template.kind}.subject`),
+        greeting: text('greeting'),
+        lines: [text(`${template.kind}.body`)],
+        link: { url: template.link, label: text(`${template.kind}.link`) },
+        footer: text(`${template.kind}.footer`),
       });
     case 'smtp_test':
-      return render({
-        subject: de ? `Test-E-Mail von ${template.instanceName}` : `Test e-mail from ${template.instanceName}`,
-        lines: [de ? 'Der E-Mail-Versand funktioniert.' : 'Sending e-mail works.'],
-        footer: 'Dorfteich',
-      });
+      // The product's name, the same in every language.
+      return render({ subject: text('smtp_test.subject'), lines: [text('smtp_test.body')], footer: 'Dorfteich' });
   }
 }
