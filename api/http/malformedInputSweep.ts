@@ -138,7 +138,7 @@ const BODY_VALUES: unknown[] = [...TEXT_VALUES, ...TYPE_VALUES, '0000-01-01T00:0
 const ENCODED_TEXT = ['%00', 'a%00b', '%ED%A0%80', '%C0%80', 'x'.repeat(5_000), ''];
 
 const encode = (value: string) => encodeURIComponent(value.isWellFormed() ? value : value.toWellFormed());
-/** For a declared query field: text, dates, numbers, ids; cursors for a cursor. Encoded; lone surrogates travel as WTF-8 bytes. */
+/** For a declared query field: text, dates, numbers, ids; cursors for a cursor. Encoded (a lone surrogate only as its WTF-8 bytes, in ENCODED_TEXT). */
 function queryValues(field: string): string[] {
   const cursors = /cursor/i.test(field) ? CURSOR_VALUES : [];
   return [...ENCODED_TEXT, ...[...DATE_VALUES, ...NUMBER_TEXTS, ...ID_VALUES, ...cursors].map(encode)];
