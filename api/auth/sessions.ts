@@ -80,11 +80,12 @@ export async function validateSessionToken(token: string, policy: SessionPolicy)
 
 /**
  * Whether a session (and the account behind it) may still act: unexpired, and the account
- * not disabled (a deleted account takes its sessions with it). The API asks it on every request, the collab server on connect,
+ * neither disabled nor deleted (a deleted account's sessions are ended with it; the status
+ * check holds even so). The API asks it on every request, the collab server on connect,
  * at the session's expiry and whenever the user's sessions change.
  */
 export function sessionIsLive(session: Pick<Session, 'expiresAt'>, user: Pick<User, 'status'>, now: number = Date.now()): boolean {
-  return session.expiresAt.getTime() > now && user.status !== 'disabled';
+  return session.expiresAt.getTime() > now && user.status !== 'disabled' && user.status !== 'deleted';
 }
 
 /** Ends one session (logout, or a new sign-in in the same browser) and announces it. */

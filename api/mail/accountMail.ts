@@ -77,7 +77,7 @@ export async function accountLink(purpose: EmailTokenPurpose, token: string, fal
 
 /** Whether the mail still makes sense when the job runs: the account may have changed meanwhile. */
 function stillWanted(user: User, purpose: AccountMailPurpose): boolean {
-  if (user.status === 'disabled') return false;
+  if (user.status === 'disabled' || user.status === 'deleted') return false;
   return purpose === 'reset_password' || user.emailVerifiedAt === null;
 }
 

@@ -1,6 +1,7 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 
-export type UserStatus = 'unconfirmed' | 'ACTIVE' | 'disabled';
+/** `deleted`: scrubbed by a Site Admin's delete (api/commands/accountDeletion.ts); the row stays for what the account authored. */
+export type UserStatus = 'unconfirmed' | 'ACTIVE' | 'disabled' | 'deleted';
 export type DigestFrequency = 'hourly' | 'daily' | 'off';
 
 export class User extends Model<InferAttributes<User>, InferCreationAttributes<User>> {

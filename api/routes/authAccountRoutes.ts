@@ -54,16 +54,21 @@ interface LinkRequest {
   auditAction: string;
 }
 
+/** A disabled account gets no links; a deleted one has only a placeholder address (api/commands/accountDeletion.ts). */
+function mayGetMail(user: User): boolean {
+  return user.status !== 'disabled' && user.status !== 'deleted';
+}
+
 const VERIFICATION_REQUEST: LinkRequest = {
   purpose: 'verify_email',
   // Also an account that signed up while the instance had no mail: it may confirm its address later.
-  eligible: (user) => user.status !== 'disabled' && user.emailVerifiedAt === null,
+  eligible: (user) => mayGetMail(user) && user.emailVerifiedAt === null,
   auditAction: 'auth.verification_resent',
 };
 
 const RESET_REQUEST: LinkRequest = {
   purpose: 'reset_password',
-  eligible: (user) => user.status !== 'disabled',
+  eligible: (user) => mayGetMail(user),
   auditAction: 'auth.password_reset_requested',
 };
 

@@ -8,6 +8,7 @@ import * as tree from './0003-tree.ts';
 import * as collab from './0004-collab.ts';
 import * as search from './0005-search.ts';
 import * as mailByJob from './0006-mail-by-job.ts';
+import * as accountDeletion from './0007-account-deletion.ts';
 
 export interface Migration {
   name: string;
@@ -22,4 +23,5 @@ export const migrations: Migration[] = [
   { name: '0004-collab', ...collab },
   { name: '0005-search', ...search },
   { name: '0006-mail-by-job', ...mailByJob },
+  { name: '0007-account-deletion', ...accountDeletion },
 ];
