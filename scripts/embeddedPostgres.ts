@@ -194,3 +194,15 @@ function allowPostgresUserToTraverse(directory: string): void {
   const mode = statSync(directory).mode & 0o777;
   if ((mode & 0o001) === 0) chmodSync(directory, mode | 0o711);
 }
+
+/**
+ * The instance's database for a one-off command (`npm run migrate`, `search:reindex`):
+ * DATABASE_URL when set, else the embedded Postgres under DATA_DIR, started for the command
+ * and stopped by `release`.
+ */
+export async function openInstanceDatabase(config: { databaseUrl: string | undefined; dataDir: string; embeddedPgPort: number }): Promise<{ databaseUrl: string; release: () => Promise<void> }> {
+  if (config.databaseUrl) return { databaseUrl: config.databaseUrl, release: async () => undefined };
+  const embedded = await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'pg'), port: config.embeddedPgPort });
+  await ensureDatabase(embedded, 'dorfteich');
+  return { databaseUrl: embedded.databaseUrl('dorfteich'), release: () => embedded.stop() };
+}

@@ -5,17 +5,9 @@
 import { loadConfigOrExit } from '../api/config.ts';
 import { createSequelize } from '../api/db/database.ts';
 import { createMigrator, migrateToLatest } from '../api/db/migrator.ts';
-import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgresHandle } from './embeddedPostgres.ts';
-import path from 'node:path';
+import { openInstanceDatabase } from './embeddedPostgres.ts';
 
-const config = loadConfigOrExit();
-let embedded: EmbeddedPostgresHandle | null = null;
-let databaseUrl = config.databaseUrl;
-if (!databaseUrl) {
-  embedded = await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'pg'), port: config.embeddedPgPort });
-  await ensureDatabase(embedded, 'dorfteich');
-  databaseUrl = embedded.databaseUrl('dorfteich');
-}
+const { databaseUrl, release } = await openInstanceDatabase(loadConfigOrExit());
 const sequelize = createSequelize(databaseUrl, { poolMax: 2 });
 try {
   if (process.argv[2] === 'down') {
@@ -27,5 +19,5 @@ try {
   }
 } finally {
   await sequelize.close();
-  await embedded?.stop();
+  await release();
 }

@@ -7,22 +7,14 @@
  * only: that one made the columns and leaves them empty), or after a change to what the
  * vectors hold. It is safe to run at any time, while the instance serves, and again.
  */
-import path from 'node:path';
 import { loadConfigOrExit } from '../api/config.ts';
 import { createSequelize } from '../api/db/database.ts';
 import { pendingMigrations } from '../api/db/migrator.ts';
 import { reindexAllLivePages } from '../api/search/pageSearchIndex.ts';
 import { refreshSearchLexicon } from '../api/search/searchLexicon.ts';
-import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgresHandle } from './embeddedPostgres.ts';
+import { openInstanceDatabase } from './embeddedPostgres.ts';
 
-const config = loadConfigOrExit();
-let embedded: EmbeddedPostgresHandle | null = null;
-let databaseUrl = config.databaseUrl;
-if (!databaseUrl) {
-  embedded = await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'pg'), port: config.embeddedPgPort });
-  await ensureDatabase(embedded, 'dorfteich');
-  databaseUrl = embedded.databaseUrl('dorfteich');
-}
+const { databaseUrl, release } = await openInstanceDatabase(loadConfigOrExit());
 const sequelize = createSequelize(databaseUrl, { poolMax: 2 });
 try {
   const pending = await pendingMigrations(sequelize);
@@ -44,5 +36,5 @@ try {
   }
 } finally {
   await sequelize.close();
-  await embedded?.stop();
+  await release();
 }
