@@ -54,21 +54,16 @@ interface LinkRequest {
   auditAction: string;
 }
 
-/** A disabled account gets no links; a deleted one has only a placeholder address (api/commands/accountDeletion.ts). */
-function mayGetMail(user: User): boolean {
-  return user.status !== 'disabled' && user.status !== 'deleted';
-}
-
 const VERIFICATION_REQUEST: LinkRequest = {
   purpose: 'verify_email',
   // Also an account that signed up while the instance had no mail: it may confirm its address later.
-  eligible: (user) => mayGetMail(user) && user.emailVerifiedAt === null,
+  eligible: (user) => user.status !== 'disabled' && user.emailVerifiedAt === null,
   auditAction: 'auth.verification_resent',
 };
 
 const RESET_REQUEST: LinkRequest = {
   purpose: 'reset_password',
-  eligible: (user) => mayGetMail(user),
+  eligible: (user) => user.status !== 'disabled',
   auditAction: 'auth.password_reset_requested',
 };
 
