@@ -4,11 +4,13 @@
  * version's `contributor_ids`, in the same statement, so a contributor recorded meanwhile
  * lands either in this version or in the next one, never in both or neither.
  *
- * Reads resolve user ids to display names with a join: a deleted user's row is gone, so they
- * drop out of the contributors (and `createdBy` was set null by the foreign key).
+ * Reads resolve user ids to display names with a join. A deleted account (status `deleted`,
+ * its row scrubbed but kept) drops out of the contributors; as `createdBy` it stays, with its
+ * status, and the presenter names it "Deleted user".
  */
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { timelineCursor, type TimelineCursor } from '../http/cursorCodec.ts';
+import type { UserStatus } from '../models/index.ts';
 import { isUuid } from '../policies/accessPolicy.ts';
 import type { Queryable } from './documentLog.ts';
 
@@ -62,7 +64,7 @@ export interface VersionRecord {
   pageId: string;
   trigger: VersionTrigger;
   label: string | null;
-  createdBy: VersionPerson | null;
+  createdBy: (VersionPerson & { status: UserStatus }) | null;
   contributors: VersionPerson[];
   createdAt: Date;
 }
@@ -83,6 +85,7 @@ interface VersionRow {
   label: string | null;
   created_by_id: string | null;
   created_by_name: string | null;
+  created_by_status: UserStatus | null;
   contributors: VersionPerson[];
   created_at: Date;
   /** created_at in UTC with microseconds, for an exact keyset cursor. */
@@ -90,13 +93,13 @@ interface VersionRow {
   state?: Buffer;
 }
 
-// Contributors in stored order; the inner join drops users whose row is gone.
+// Contributors in stored order; deleted accounts (and rows that are gone) drop out.
 const VERSION_COLUMNS = `
   v.id, v.page_id, v.trigger, v.label, v.created_at, (v.created_at AT TIME ZONE 'UTC')::text AS created_utc,
-  creator.id AS created_by_id, creator.display_name AS created_by_name,
+  creator.id AS created_by_id, creator.display_name AS created_by_name, creator.status AS created_by_status,
   COALESCE((SELECT json_agg(json_build_object('id', u.id, 'displayName', u.display_name) ORDER BY c.ord)
               FROM unnest(v.contributor_ids) WITH ORDINALITY AS c(user_id, ord)
-              JOIN users u ON u.id = c.user_id), '[]'::json) AS contributors`;
+              JOIN users u ON u.id = c.user_id AND u.status <> 'deleted'), '[]'::json) AS contributors`;
 
 function toRecord(row: VersionRow): VersionRecord {
   return {
@@ -104,7 +107,10 @@ function toRecord(row: VersionRow): VersionRecord {
     pageId: row.page_id,
     trigger: row.trigger,
     label: row.label,
-    createdBy: row.created_by_id && row.created_by_name !== null ? { id: row.created_by_id, displayName: row.created_by_name } : null,
+    createdBy:
+      row.created_by_id && row.created_by_name !== null && row.created_by_status !== null
+        ? { id: row.created_by_id, displayName: row.created_by_name, status: row.created_by_status }
+        : null,
     contributors: row.contributors,
     createdAt: row.created_at,
   };

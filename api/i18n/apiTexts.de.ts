@@ -12,6 +12,7 @@ export const apiTextsDe: Record<ApiTextKey, string> = {
   'field.unknown_scope': 'Dieser Teich hat kein solches Label und keine solche Seite.',
   'subject.signed-in': 'Alle angemeldeten Benutzer',
   'subject.public': 'Alle (öffentlich, ohne Anmeldung)',
+  'user.deleted': 'Gelöschter Benutzer',
   'legal.imprint': 'Impressum',
   'legal.privacy': 'Datenschutzerklärung',
   'legal.notConfigured': 'Diese Seite wurde von der Betreiberin oder dem Betreiber dieser Instanz noch nicht eingerichtet.',

@@ -14,6 +14,7 @@ export const apiTextsEn = {
   'field.unknown_scope': 'This pond has no such label or page.',
   'subject.signed-in': 'All signed-in users',
   'subject.public': 'Everyone (public, without signing in)',
+  'user.deleted': 'Deleted user',
   'legal.imprint': 'Imprint',
   'legal.privacy': 'Privacy policy',
   'legal.notConfigured': 'The operator of this instance has not filled in this page yet.',

@@ -6,8 +6,11 @@
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { trashCursor } from '../http/cursorCodec.ts';
+import type { Locale } from '../i18n/locale.ts';
+import type { UserStatus } from '../models/index.ts';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
 import { presentPage, type PageView } from '../presenters/pagePresenter.ts';
+import { personDisplayName } from '../presenters/userPresenter.ts';
 
 export const DEFAULT_TRASH_LIMIT = 50;
 export const MAX_TRASH_LIMIT = 200;
@@ -30,6 +33,7 @@ interface TrashRow {
   trashed_key: string;
   trashed_by: string | null;
   trashed_by_name: string | null;
+  trashed_by_status: UserStatus | null;
   created_at: Date;
   updated_at: Date;
   created_by: string | null;
@@ -61,13 +65,14 @@ function inTreeOrder(rows: TrashRow[]): TrashRow[] {
 export async function listTrash(
   sequelize: Sequelize,
   access: SubjectAccess,
-  options: { limit?: number; cursor?: string | null } = {},
+  /** `locale`: for the name of a deleted account that trashed pages ("Deleted user"). */
+  options: { limit?: number; cursor?: string | null; locale?: Locale } = {},
 ): Promise<{ items: TrashEntryView[]; nextCursor: string | null }> {
   const limit = options.limit ?? DEFAULT_TRASH_LIMIT;
   // The whole trash of the pond (bounded by the retention): parents of listed pages may be trashed earlier or later.
   const rows = await sequelize.query<TrashRow>(
     `SELECT p.id, p.pond_id, p.slug, p.title, p.parent_id, p.position, p.trashed_at, p.trashed_by,
-            (p.trashed_at AT TIME ZONE 'UTC')::text AS trashed_key, u.display_name AS trashed_by_name,
+            (p.trashed_at AT TIME ZONE 'UTC')::text AS trashed_key, u.display_name AS trashed_by_name, u.status AS trashed_by_status,
             p.created_at, p.updated_at, p.created_by, p.updated_by
        FROM pages p LEFT JOIN users u ON u.id = p.trashed_by
       WHERE p.pond_id = :pondId AND p.trashed_at IS NOT NULL
@@ -90,7 +95,9 @@ export async function listTrash(
     const first = group[0]!;
     return {
       trashedAt: first.trashed_at.toISOString(),
-      trashedBy: first.trashed_by ? { id: first.trashed_by, displayName: first.trashed_by_name ?? '' } : null,
+      trashedBy: first.trashed_by
+        ? { id: first.trashed_by, displayName: personDisplayName({ displayName: first.trashed_by_name ?? '', status: first.trashed_by_status ?? 'ACTIVE' }, options.locale ?? 'en') }
+        : null,
       pages: group.map((row) =>
         presentPage(
           {

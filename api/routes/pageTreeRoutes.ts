@@ -71,8 +71,8 @@ export const pageTreeRoutes: AnyRoute[] = [
     // Page-scope editors may have trashed pages too: they see what they may write.
     access: { kind: 'pond', capability: 'trash', session: true },
     query: trashListQuery,
-    handler: async ({ query, resource, services }) => {
-      return { body: await listTrash(services.sequelize, resource.access, { limit: query.limit, cursor: query.cursor ?? null }) };
+    handler: async ({ query, resource, services, locale }) => {
+      return { body: await listTrash(services.sequelize, resource.access, { limit: query.limit, cursor: query.cursor ?? null, locale: await locale() }) };
     },
   }),
 ];

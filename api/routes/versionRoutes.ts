@@ -55,11 +55,11 @@ export const versionRoutes: AnyRoute[] = [
     path: '/pages/:id/versions',
     access: { kind: 'page', capability: 'write' },
     body: createVersionBody,
-    handler: async ({ body, actor, resource, services }) => {
+    handler: async ({ body, actor, resource, services, locale }) => {
       const { id } = await createManualVersion(services.sequelize, { page: resource.page, userId: actor.user.id, label: body.label });
       const version = await loadVersion(services.sequelize, id);
       if (!version) throw notFound();
-      return { status: 201, body: presentVersion(version) };
+      return { status: 201, body: presentVersion(version, await locale()) };
     },
   }),
   defineRoute({
@@ -67,21 +67,22 @@ export const versionRoutes: AnyRoute[] = [
     path: '/pages/:id/versions',
     access: { kind: 'page', capability: 'read' },
     query: listVersionsQuery,
-    handler: async ({ query, resource, services }) => {
+    handler: async ({ query, resource, services, locale }) => {
       const listing = await listVersions(services.sequelize, resource.page.id, { limit: query.limit, cursor: query.cursor ?? null });
-      return { body: { items: listing.items.map(presentVersion), nextCursor: listing.nextCursor } };
+      const language = await locale();
+      return { body: { items: listing.items.map((version) => presentVersion(version, language)), nextCursor: listing.nextCursor } };
     },
   }),
   defineRoute({
     method: 'get',
     path: '/versions/:id',
     access: { kind: 'public' },
-    handler: async ({ params, subject, services }) => {
+    handler: async ({ params, subject, services, locale }) => {
       await authorizeVersionPage(services.sequelize, subject, params.id ?? '', 'read');
       const version = await loadVersion(services.sequelize, params.id ?? '');
       if (!version) throw notFound();
       const document = yjsUpdateToDocument(version.state);
-      return { body: presentVersionDetail(version, { html: documentToHtml(document), markdown: documentToMarkdown(document) }) };
+      return { body: presentVersionDetail(version, { html: documentToHtml(document), markdown: documentToMarkdown(document) }, await locale()) };
     },
   }),
   defineRoute({
