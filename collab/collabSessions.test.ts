@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, test, type TestContext } from 'node:test';
 import { issueEmailToken } from '../api/auth/emailTokens.ts';
-import { invalidateUserSessions } from '../api/auth/sessions.ts';
 import { Session, User } from '../api/models/index.ts';
 import { seedGrant, seedPage, seedSharedPond } from '../api/testing/accessFixtures.ts';
 import { createVerifiedUser, resetRateLimits } from '../api/testing/fixtures.ts';
@@ -77,18 +76,23 @@ describe('collab connections and the sessions that opened them', () => {
     assert.equal(visitor.seen.closed, false);
   });
 
-  test('deleting a user (sessions ended in the same transaction) closes their sockets within 5 s', async (t) => {
+  test('deleting a user (DELETE /admin/users/:id) closes every socket of theirs within 5 s; the reconnect is refused, or anonymous on a public page', async (t) => {
     t.after(closeAll);
     const user = await member();
-    const editor = await open(user.client, user.pages[1].id);
+    const otherBrowser = await user.signInAgain();
+    // A public page of a pond where the user holds no grant: no pond notice reaches it, only the sessions' end.
+    const elsewhere = await seedSharedPond(cast.owner.user.id);
+    const publicPage = await seedPage(elsewhere.id, 'Public elsewhere');
+    await seedGrant(elsewhere.id, { subject: { type: 'public' }, role: 'reader', scope: { type: 'page', id: publicPage.id } });
+    const editors = [await open(user.client, user.pages[1].id), await open(otherBrowser, user.pages[1].id), await open(user.client, publicPage.id)];
     const started = Date.now();
-    // What the Site Admin's delete does with sessions: end them where the account goes.
-    await cast.instance.services.sequelize.transaction(async (transaction) => {
-      await invalidateUserSessions(user.user.id, transaction);
-      await User.destroy({ where: { id: user.user.id }, transaction });
-    });
-    await closedWithinBound(t, 'delete', started, [editor]);
-    await refused([editor]);
+    const deleted = await cast.owner.client.request('DELETE', `/admin/users/${user.user.id}`);
+    assert.equal(deleted.status, 204, deleted.text);
+    await closedWithinBound(t, 'delete', started, editors);
+    await refused(editors.slice(0, 2));
+    // The public page lets the browser back in as what it is now: an anonymous reader.
+    const reader = editors[2]!;
+    await waitFor(() => reader.provider.isAuthenticated && reader.provider.authorizedScope === 'readonly', 5000, 'the public page did not come back read-only');
   });
 
   test('logout closes the sockets that session opened within 5 s, and only those', async (t) => {

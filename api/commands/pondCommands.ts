@@ -166,12 +166,21 @@ export async function trashPond(sequelize: Sequelize, pondId: string, actor: Pon
     const pond = await lockPond(pondId, transaction);
     if (pond.kind === 'personal') throw new ApiError('personal_pond_protected', 409);
     if (pond.trashedAt) return pond;
-    await pond.update({ trashedAt: new Date(), trashedBy: actor.user.id }, { transaction });
-    await clearPondSearchVectors(pond.id, transaction);
-    await announceAccessChange(pond.id, transaction);
-    await recordAudit({ actor: auditActorOf(actor.user), action: 'pond.trashed', details: { pondId: pond.id, slug: pond.slug, name: pond.name }, ip: actor.ip }, transaction);
+    await moveLockedPondToTrash(pond, actor, transaction);
     return pond;
   });
+}
+
+/**
+ * The trash move itself, in the caller's transaction on a pond it locked and found live. Also
+ * for a personal pond, which only the deletion of its owner's account trashes
+ * (api/commands/accountDeletion.ts).
+ */
+export async function moveLockedPondToTrash(pond: Pond, actor: PondActor, transaction: Transaction): Promise<void> {
+  await pond.update({ trashedAt: new Date(), trashedBy: actor.user.id }, { transaction });
+  await clearPondSearchVectors(pond.id, transaction);
+  await announceAccessChange(pond.id, transaction);
+  await recordAudit({ actor: auditActorOf(actor.user), action: 'pond.trashed', details: { pondId: pond.id, slug: pond.slug, name: pond.name }, ip: actor.ip }, transaction);
 }
 
 /** Brings a pond back; only its pages that were live get a search vector again. Restoring a live pond changes nothing. */

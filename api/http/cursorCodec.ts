@@ -112,3 +112,14 @@ export const phantomCursor = cursorCodec<string>(storableString().min(1), (slug)
 
 /** The trash list continues after this trash timestamp (UTC text, microseconds kept). */
 export const trashCursor = cursorCodec<string>(utcKey, (trashedKey) => trashedKey);
+
+/** Where the admin's account list continues: the lowercase username and id of the last account handed out. */
+export interface AccountListCursor {
+  username: string;
+  id: string;
+}
+
+export const accountListCursor = cursorCodec<AccountListCursor>(
+  z.tuple([storableString().min(1), id]).transform(([username, userId]) => ({ username, id: userId })),
+  (cursor) => [cursor.username, cursor.id],
+);

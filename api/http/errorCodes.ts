@@ -30,6 +30,8 @@ export const ERROR_STATUS = {
   last_site_admin: 409,
   /** `POST /admin/users/:id/confirm` on an account whose address is verified already. */
   account_already_confirmed: 409,
+  /** `DELETE /admin/users/:id` while the account owns shared ponds (`details.ponds`: their slugs). */
+  user_owns_ponds: 409,
   // Setup, settings, maintenance
   setup_required: 503,
   setup_completed: 410,

@@ -23,6 +23,7 @@ export const errorMessagesDe: Record<ErrorCode, string> = {
   cannot_modify_self: 'Das kannst du nicht mit deinem eigenen Konto tun.',
   last_site_admin: 'Der letzte Site-Admin kann nicht entfernt werden.',
   account_already_confirmed: 'Dieses Konto ist bereits bestätigt.',
+  user_owns_ponds: 'Diesem Konto gehören gemeinsame Teiche. Solange das so ist, kann es nicht gelöscht werden.',
   setup_required: 'Diese Instanz ist noch nicht eingerichtet.',
   setup_completed: 'Die Einrichtung ist bereits abgeschlossen.',
   setup_admin_exists: 'Der Site-Admin wurde bereits angelegt.',

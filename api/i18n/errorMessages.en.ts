@@ -23,6 +23,7 @@ export const errorMessagesEn: Record<ErrorCode, string> = {
   cannot_modify_self: 'You cannot do this to your own account.',
   last_site_admin: 'The last site admin cannot be removed.',
   account_already_confirmed: 'This account is confirmed already.',
+  user_owns_ponds: 'This account owns shared ponds and cannot be deleted while it does.',
   setup_required: 'This instance has not been set up yet.',
   setup_completed: 'Setup has already been completed.',
   setup_admin_exists: 'The site admin has already been created.',

@@ -74,6 +74,19 @@ export async function loadListedMembers(sequelize: Sequelize, pondId: string, tr
   return rows.map((row) => ({ userId: row.id, username: row.username, displayName: row.display_name, grantedRole: row.role }));
 }
 
+/** How many live (untrashed) ponds each user is a listed member of; users with none are missing from the map. */
+export async function countListedPonds(sequelize: Sequelize, userIds: readonly string[], transaction?: Transaction): Promise<Map<string, number>> {
+  if (userIds.length === 0) return new Map();
+  const rows = await sequelize.query<{ user_id: string; ponds: number }>(
+    `SELECT g.subject_user_id AS user_id, count(DISTINCT g.pond_id)::int AS ponds
+       FROM grants g JOIN ponds p ON p.id = g.pond_id AND p.trashed_at IS NULL
+      WHERE g.subject_user_id IN (:userIds) AND g.subject_type = 'user' AND g.scope_type = 'pond' AND g.effect = 'allow'
+      GROUP BY g.subject_user_id`,
+    { replacements: { userIds: [...userIds] }, type: QueryTypes.SELECT, transaction },
+  );
+  return new Map(rows.map((row) => [row.user_id, row.ponds]));
+}
+
 function withoutSiteAdminBypass(access: SubjectAccess): SubjectAccess {
   return access.subject.isSiteAdmin ? new SubjectAccess(access.data, { ...access.subject, isSiteAdmin: false }) : access;
 }

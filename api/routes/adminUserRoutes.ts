@@ -13,29 +13,59 @@
  *   link, valid 1 hour, for the Site Admin to hand over (on an instance without mail the only
  *   way back into an account). It is answered only to the admin: never mailed, logged or
  *   stored in clear (the token row keeps its SHA-256). A newer link retires the older one.
+ * - `POST /admin/users/:id/resend-verification` → 202 `{ mailConfigured }`: queues the
+ *   verification mail as the self-service resend does (a job, api/mail/accountMail.ts). With
+ *   `mailConfigured: false` nothing was or will be sent (confirm the account instead). A
+ *   verified address answers 409 `account_already_confirmed`, a disabled account 403
+ *   `account_disabled` as at sign-in (enable it first); neither queues anything.
+ * - `PUT` / `DELETE /admin/users/:id/site-admin` → 200 with the account: grant or revoke Site
+ *   Admin. Idempotent (no change, no audit entry). Revoking refuses `last_site_admin` when no
+ *   other ACTIVE Site Admin would remain.
+ * - `DELETE /admin/users/:id` → 204: scrubs the account, ends its sessions (its collab sockets
+ *   close), removes its grants, trashes its personal pond (api/commands/accountDeletion.ts).
+ *   409 `user_owns_ponds` (`details.ponds`: slugs) while it owns shared ponds,
+ *   `last_site_admin` for the last ACTIVE Site Admin.
+ * - `GET /admin/users?q=&status=&limit=&cursor=` → `{ items, nextCursor }`, see
+ *   api/users/accountListing.ts; items as `presentAccountListItem`.
+ *
+ * A deleted account answers 404 to every action: it is gone, nothing may revive it.
  */
 import type { Transaction } from 'sequelize';
 import { z } from 'zod';
 import { issueEmailToken, retireEmailTokens } from '../auth/emailTokens.ts';
 import { invalidateUserSessions } from '../auth/sessions.ts';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
-import { ApiError, notFound } from '../http/apiError.ts';
+import { deleteAccount } from '../commands/accountDeletion.ts';
+import { lockManagedAccount, setSiteAdmin, type AdminActor } from '../commands/managedAccounts.ts';
+import { accountListCursor } from '../http/cursorCodec.ts';
+import { storableString } from '../http/fieldSchemas.ts';
+import { ApiError } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute, type SignedInRouteContext } from '../http/routeTable.ts';
-import { accountLink } from '../mail/accountMail.ts';
+import { accountLink, enqueueAccountMail } from '../mail/accountMail.ts';
 import { User } from '../models/index.ts';
-import { presentUser } from '../presenters/userPresenter.ts';
+import { countListedPonds } from '../policies/membership.ts';
+import { presentAccountListItem, presentUser } from '../presenters/userPresenter.ts';
+import { getSetting } from '../settings/instanceSettings.ts';
+import { DEFAULT_ACCOUNT_LIST_LIMIT, listAccounts, MAX_ACCOUNT_LIST_LIMIT } from '../users/accountListing.ts';
 
 const userIdParams = z.object({ id: z.uuid() });
 
 type UserActionContext = SignedInRouteContext<{ id: string }>;
 
-/** The target account, locked for the action; 404 when unknown, 409 when it is the caller's own. */
-async function lockTarget(context: UserActionContext, transaction: Transaction): Promise<User> {
-  const target = await User.findByPk(context.params.id, { transaction, lock: transaction.LOCK.UPDATE });
-  if (!target) throw notFound();
-  // Compared on the loaded row: the path id may differ from ours in letter case only.
-  if (target.id === context.actor.user.id) throw new ApiError('cannot_modify_self');
-  return target;
+const listQuery = z.object({
+  q: storableString().trim().max(254).optional(),
+  status: z.enum(['unconfirmed', 'ACTIVE', 'disabled', 'deleted']).optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_ACCOUNT_LIST_LIMIT).default(DEFAULT_ACCOUNT_LIST_LIMIT),
+  cursor: accountListCursor.field,
+});
+
+function adminActorOf(context: UserActionContext): AdminActor {
+  return { user: context.actor.user, ip: context.req.ip };
+}
+
+/** The target account, locked for the action; 404 when unknown or deleted, 409 when it is the caller's own. */
+function lockTarget(context: UserActionContext, transaction: Transaction): Promise<User> {
+  return lockManagedAccount(context.params.id, adminActorOf(context), transaction);
 }
 
 async function setAccountEnabled(context: UserActionContext, enabled: boolean) {
@@ -111,6 +141,73 @@ export const adminUserRoutes: AnyRoute[] = [
       // The link is a credential: no cache may keep this answer.
       res.setHeader('Cache-Control', 'no-store');
       return { status: 201, body: { link: await accountLink('admin_reset_password', issued.token, services.config.baseUrl), expiresAt: issued.expiresAt.toISOString() } };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/admin/users/:id/resend-verification',
+    access: { kind: 'siteAdmin' },
+    params: userIdParams,
+    handler: async (context) => {
+      const { req, actor, services } = context;
+      const mailConfigured = await services.mailer.isConfigured();
+      await services.sequelize.transaction(async (transaction) => {
+        const target = await lockTarget(context, transaction);
+        if (target.emailVerifiedAt !== null) throw new ApiError('account_already_confirmed');
+        // The job would drop it (a disabled account gets no links): say so instead of "queued".
+        if (target.status === 'disabled') throw new ApiError('account_disabled');
+        if (!mailConfigured) return;
+        const locale = target.locale ?? (await getSetting('instance.defaultLocale'));
+        await enqueueAccountMail(services.sequelize, { userId: target.id, purpose: 'verify_email', locale }, transaction);
+        await recordAudit({ actor: auditActorOf(actor.user), action: 'admin.user_verification_resent', details: { userId: target.id, username: target.username }, ip: req.ip }, transaction);
+      });
+      return { status: 202, body: { mailConfigured } };
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/admin/users/:id/site-admin',
+    access: { kind: 'siteAdmin' },
+    params: userIdParams,
+    handler: async (context) => {
+      const user = await context.services.sequelize.transaction((transaction) => setSiteAdmin(context.params.id, true, adminActorOf(context), transaction));
+      return { body: presentUser(user) };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/admin/users/:id/site-admin',
+    access: { kind: 'siteAdmin' },
+    params: userIdParams,
+    handler: async (context) => {
+      const user = await context.services.sequelize.transaction((transaction) => setSiteAdmin(context.params.id, false, adminActorOf(context), transaction));
+      return { body: presentUser(user) };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/admin/users/:id',
+    access: { kind: 'siteAdmin' },
+    params: userIdParams,
+    handler: async (context) => {
+      await context.services.sequelize.transaction((transaction) => deleteAccount(context.params.id, adminActorOf(context), transaction));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/admin/users',
+    access: { kind: 'siteAdmin' },
+    query: listQuery,
+    handler: async ({ query, services, locale }) => {
+      const page = await listAccounts({ q: query.q || undefined, status: query.status, limit: query.limit, cursor: query.cursor });
+      const pondCounts = await countListedPonds(services.sequelize, page.users.map((user) => user.id));
+      const language = await locale();
+      return {
+        body: {
+          items: page.users.map((user) => presentAccountListItem(user, pondCounts.get(user.id) ?? 0, language)),
+          nextCursor: page.next ? accountListCursor.encode(page.next) : null,
+        },
+      };
     },
   }),
 ];
