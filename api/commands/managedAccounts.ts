@@ -4,7 +4,7 @@
  * - The target is locked for the action. An unknown or deleted account answers 404 (a deleted
  *   account is gone: nothing may revive it, such as a reset link or a confirmation); the
  *   caller's own account 409 `cannot_modify_self`.
- * - Revoking Site Admin or deleting an account must leave at least one ACTIVE Site Admin
+ * - Revoking Site Admin, disabling or deleting an account must leave at least one ACTIVE Site Admin
  *   (`last_site_admin`). The caller is one, so this can only fail when two admins act on each
  *   other at the same time: every Site Admin row is locked before counting, so the second of
  *   two crossing requests sees the first one's outcome.

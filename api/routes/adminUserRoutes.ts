@@ -3,7 +3,8 @@
  * every action is audited.
  *
  * - `POST /admin/users/:id/disable`, `/enable` → 200 with the account (`presentUser`).
- *   Disabling ends every session at once.
+ *   Disabling ends every session at once; it refuses `last_site_admin` when no other ACTIVE
+ *   Site Admin would remain.
  * - `POST /admin/users/:id/confirm` → 200 with the account: the Site Admin vouches for the
  *   address, which counts as verified, and an unconfirmed account becomes ACTIVE (a disabled
  *   one stays disabled). For an instance without mail, or a mail that never arrives. An
@@ -36,7 +37,7 @@ import { issueEmailToken, retireEmailTokens } from '../auth/emailTokens.ts';
 import { invalidateUserSessions } from '../auth/sessions.ts';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { deleteAccount } from '../commands/accountDeletion.ts';
-import { lockManagedAccount, setSiteAdmin, type AdminActor } from '../commands/managedAccounts.ts';
+import { lockManagedAccount, lockSiteAdmins, setSiteAdmin, type AdminActor } from '../commands/managedAccounts.ts';
 import { accountListCursor } from '../http/cursorCodec.ts';
 import { storableString } from '../http/fieldSchemas.ts';
 import { ApiError } from '../http/apiError.ts';
@@ -73,7 +74,10 @@ async function setAccountEnabled(context: UserActionContext, enabled: boolean) {
   // Without mail an unverified account could never confirm itself, so it is ACTIVE, as at signup.
   const mailConfigured = await services.mailer.isConfigured();
   const user = await services.sequelize.transaction(async (transaction) => {
+    // A disabled Site Admin can no longer act: disabling counts as removing one.
+    const siteAdmins = enabled ? null : await lockSiteAdmins(transaction);
     const target = await lockTarget(context, transaction);
+    if (target.isSiteAdmin) siteAdmins?.assertRemainsWithout(target.id);
     if (enabled && target.status === 'disabled') target.status = target.emailVerifiedAt || !mailConfigured ? 'ACTIVE' : 'unconfirmed';
     if (!enabled) {
       target.status = 'disabled';
