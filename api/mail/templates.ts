@@ -45,7 +45,7 @@ function render(content: Paragraphs): RenderedMail {
 }
 
 export function renderMail(template: MailTemplate, locale: Locale): RenderedMail {
-  const values = template.kind === 'smtp_test' ? { instanceName: template.instanceName } : { displayName: template.displayName, instanceName: template.instanceName };
+  const values: Record<string, string> = template.kind === 'smtp_test' ? { instanceName: template.instanceName } : { displayName: template.displayName, instanceName: template.instanceName };
   const text = (key: MailTextKey): string => mailText(key, locale, values);
   switch (template.kind) {
     case 'verify_email':
