@@ -4,7 +4,8 @@
  * "forgot password" says that no link can be mailed and to ask an administrator, whose reset
  * link (made through the API; the admin screens come later) then sets a new password once;
  * an account left unconfirmed when mail went away is told that no new link was sent, and an
- * administrator confirms it. No console errors or CSP violations anywhere.
+ * administrator confirms it. No console errors or CSP violations anywhere, and no serious axe
+ * finding on any screen (site/e2e/axe.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -37,7 +38,7 @@ describe('accounts without mail in Chromium', () => {
 
   for (const shape of SCREEN_SHAPES) {
     test(`sign-up without mail: signed in at once, and the screen says no mail was sent (${shape.name})`, { timeout: 60_000 }, async () => {
-      const { context, page, t, problems, screenshot, visit } = await openSession(browser, shape, 'signup-without-mail');
+      const { context, page, t, problems, check, visit } = await openSession(browser, shape, 'signup-without-mail');
       const account = { username: `frosch-${shape.locale}`, email: `frosch-${shape.locale}@example.org`, displayName: `Frieda ${shape.locale.toUpperCase()}` };
 
       await visit(`${instance.baseUrl}/signup`);
@@ -54,11 +55,11 @@ describe('accounts without mail in Chromium', () => {
       assert.equal(await page.getByText(t('signup.checkInbox')).count(), 0, 'never "check your inbox" when nothing was sent');
       assert.equal(await page.getByRole('button', { name: t('nav.signOut') }).count(), 1, 'the header shows the account signed in');
       assert.equal(await page.getByText(t('signup.haveAccount')).count(), 0);
-      await screenshot('done');
+      await check('done');
 
       await page.getByRole('link', { name: t('signup.toHome') }).click();
       await page.getByRole('heading', { level: 1, name: t('home.greeting', { name: account.displayName }) }).waitFor();
-      await screenshot('home');
+      await check('home');
 
       // The password works from a fresh browser too: the account is ACTIVE.
       const fresh = await openSession(browser, shape, 'signup-without-mail');
@@ -74,7 +75,7 @@ describe('accounts without mail in Chromium', () => {
     });
 
     test(`password reset without mail: the screen says to ask an administrator, whose link works once (${shape.name})`, { timeout: 60_000 }, async () => {
-      const { context, page, t, problems, screenshot, visit } = await openSession(browser, shape, 'reset-without-mail');
+      const { context, page, t, problems, check, visit } = await openSession(browser, shape, 'reset-without-mail');
       const { credentials, user } = await createVerifiedUser(instance, { locale: shape.locale });
 
       // The page knows the instance sends no mail: it says whom to ask instead of offering to mail a link.
@@ -82,7 +83,7 @@ describe('accounts without mail in Chromium', () => {
       await page.getByText(t('forgot.unavailable')).waitFor();
       assert.equal(await page.getByRole('button', { name: t('forgot.submit') }).count(), 0, 'no form that would send nothing');
       assert.equal(await page.getByText(t('forgot.intro')).count(), 0, 'never "we will send you a link"');
-      await screenshot('forgot');
+      await check('forgot');
 
       const created = await admin.post(`/admin/users/${user.id}/reset-link`);
       assert.equal(created.status, 201, created.text);
@@ -93,7 +94,7 @@ describe('accounts without mail in Chromium', () => {
       await page.getByLabel(t('field.confirmPassword')).fill('a brand new password');
       await page.getByRole('button', { name: t('reset.submit') }).click();
       await page.getByText(t('reset.success')).waitFor();
-      await screenshot('reset');
+      await check('reset');
 
       await page.getByRole('link', { name: t('nav.signIn') }).first().click();
       await page.waitForURL(`${instance.baseUrl}/login`);
@@ -112,7 +113,7 @@ describe('accounts without mail in Chromium', () => {
       await again.page.getByRole('link', { name: t('reset.requestNew') }).waitFor();
       assert.equal(await again.page.getByLabel(t('field.newPassword')).count(), 1, 'the form stays: the link was used, not malformed');
       assert.equal(await again.page.getByText(t('reset.missingToken')).count(), 0);
-      await again.screenshot('link-used');
+      await again.check('link-used');
 
       assert.deepEqual([...problems, ...again.problems.filter((problem) => !/status of 400/.test(problem))], [], 'no console errors or CSP violations');
       await again.context.close();
@@ -120,7 +121,7 @@ describe('accounts without mail in Chromium', () => {
     });
 
     test(`an account left unconfirmed when mail went away: asking for a new link says none was sent; an admin confirms it (${shape.name})`, { timeout: 60_000 }, async () => {
-      const { context, page, t, problems, screenshot, visit } = await openSession(browser, shape, 'resend-without-mail');
+      const { context, page, t, problems, check, visit } = await openSession(browser, shape, 'resend-without-mail');
       const account = { username: `stranded-${shape.locale}`, email: `stranded-${shape.locale}@example.org`, password: PASSWORD };
       // Signed up while a relay was saved (no worker runs here, so nothing went out); then the relay was removed.
       await saveSmtpRelay(instance, await closedPort());
@@ -137,7 +138,7 @@ describe('accounts without mail in Chromium', () => {
       await page.getByRole('button', { name: t('verify.resendSubmit') }).click();
       await page.getByText(t('verify.resendNoMail')).waitFor();
       assert.equal(await page.getByText(t('verify.resendSent')).count(), 0, 'never "a new link is on its way" when nothing was sent');
-      await screenshot('resend');
+      await check('resend');
 
       // The confirmation page says the same before anyone asks.
       await visit(`${instance.baseUrl}/verify-email`);

@@ -1,14 +1,16 @@
 /**
  * What the browser tests share: Chromium launched as in site/e2e/setup-wizard.test.ts, the two
  * page shapes every screen is checked in (a desktop in English, a phone in German), texts from
- * the client's own catalogs, a watch for console errors (CSP violations land there) and
- * screenshots under `DT_SCREENSHOT_DIR` (default test-output/e2e).
+ * the client's own catalogs, a watch for console errors (CSP violations land there), the axe
+ * accessibility check on every page visited, and screenshots under `DT_SCREENSHOT_DIR`
+ * (default test-output/e2e).
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
 import { createTranslator, type Locale, type Translate } from '../../editor/src/i18n/translator.ts';
+import { expectAccessible } from './axe.ts';
 
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
@@ -26,6 +28,13 @@ export const SCREEN_SHAPES: ScreenShape[] = [
   { name: 'phone-de', locale: 'de', browserLocale: 'de-DE', viewport: { width: 390, height: 844 }, isMobile: true },
 ];
 
+/** Both widths in both languages, for the screen sweep (site/e2e/screens.test.ts). */
+export const EVERY_SCREEN_SHAPE: ScreenShape[] = [
+  ...SCREEN_SHAPES,
+  { name: 'desktop-de', locale: 'de', browserLocale: 'de-DE', viewport: { width: 1280, height: 800 }, isMobile: false },
+  { name: 'phone-en', locale: 'en', browserLocale: 'en-US', viewport: { width: 390, height: 844 }, isMobile: true },
+];
+
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
 }
@@ -38,7 +47,9 @@ export interface BrowserSession {
   problems: string[];
   /** A full-page screenshot named `<prefix>-<shape>-<name>.png`. */
   screenshot: (name: string) => Promise<void>;
-  /** Opens `url` and waits until its islands are interactive (see `waitForIslands`). */
+  /** The screen as it is now passes the axe check (site/e2e/axe.ts); then a screenshot as above. */
+  check: (name: string) => Promise<void>;
+  /** Opens `url`, waits until its islands are interactive (see `waitForIslands`) and runs the axe check. */
   visit: (url: string) => Promise<void>;
 }
 
@@ -61,17 +72,23 @@ export async function openSession(browser: Browser, shape: ScreenShape, prefix: 
   page.on('pageerror', (error: Error) => problems.push(`page error: ${error.message}`));
   const directory = process.env.DT_SCREENSHOT_DIR ?? fileURLToPath(new URL('../../test-output/e2e/', import.meta.url));
   mkdirSync(directory, { recursive: true });
+  const screenshot = async (name: string) => {
+    await page.screenshot({ path: path.join(directory, `${prefix}-${shape.name}-${name}.png`), fullPage: true });
+  };
   return {
     context,
     page,
     t: createTranslator(shape.locale),
     problems,
-    screenshot: async (name) => {
-      await page.screenshot({ path: path.join(directory, `${prefix}-${shape.name}-${name}.png`), fullPage: true });
+    screenshot,
+    check: async (name) => {
+      await expectAccessible(page, `${prefix} ${name} (${shape.name})`);
+      await screenshot(name);
     },
     visit: async (url) => {
       await page.goto(url);
       await waitForIslands(page);
+      await expectAccessible(page, `${new URL(page.url()).pathname} (${shape.name})`);
     },
   };
 }

@@ -11,6 +11,7 @@ import { ADMIN, completeSetup } from '../../api/testing/fixtures.ts';
 import { startTestInstance, type TestInstance } from '../../api/testing/testInstance.ts';
 import { safeNextPath } from '../../editor/src/navigation/safeNextPath.ts';
 import { ensureSiteBuilt } from '../../scripts/build-site.ts';
+import { expectAccessible } from './axe.ts';
 
 /** Values a browser would resolve to another host, and how each may arrive. */
 const OFF_SITE = [
@@ -123,6 +124,7 @@ describe('the login page and form follow only same-site `next` values', () => {
     try {
       const page = await context.newPage();
       await page.goto(`${instance.baseUrl}/login?${query}`);
+      await expectAccessible(page, `/login?${query}`);
       await page.getByLabel('Username or e-mail address').fill(ADMIN.username);
       await page.getByLabel('Password').fill(ADMIN.password);
       await Promise.all([page.waitForURL((url) => url.pathname !== '/login'), page.getByRole('button', { name: 'Sign in' }).click()]);

@@ -2,7 +2,8 @@
  * First run in a real browser: a fresh instance redirects to the setup wizard, the wizard
  * creates the admin and the instance, the admin lands on their home page with their
  * personal pond, signs out and signs in again by username. Any console error (CSP
- * violations are reported there) fails the test.
+ * violations are reported there) fails the test, and so does a serious axe finding on any
+ * screen (site/e2e/axe.ts).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import { startTestInstance, type TestInstance } from '../../api/testing/testInstance.ts';
 import { ensureSiteBuilt } from '../../scripts/build-site.ts';
+import { expectAccessible } from './axe.ts';
 
 const SCREENSHOT_DIR = fileURLToPath(new URL('../../test-output/e2e/', import.meta.url));
 
@@ -83,6 +85,7 @@ test('setup wizard, home page, sign-out and sign-in in Chromium', { timeout: 60_
   assert.match((await progress.locator('[aria-current="step"]').textContent()) ?? '', /Admin/);
 
   // 1 admin
+  await expectAccessible(page, 'setup: admin');
   await page.getByLabel('Username').fill(admin.username);
   await page.getByLabel('E-mail address').fill(admin.email);
   await page.getByLabel('Display name').fill(admin.displayName);
@@ -94,15 +97,18 @@ test('setup wizard, home page, sign-out and sign-in in Chromium', { timeout: 60_
   assert.equal(await page.getByLabel('Base URL').inputValue(), instance.baseUrl);
   await page.getByLabel('Instance name').fill('Testteich');
   await page.getByLabel('English').check();
+  await expectAccessible(page, 'setup: instance');
   await page.getByRole('button', { name: 'Save and continue' }).click();
 
   // 3 mail: skipped
   await page.getByRole('heading', { name: 'Outgoing mail' }).waitFor();
+  await expectAccessible(page, 'setup: mail');
   await page.getByRole('button', { name: 'Skip' }).click();
 
   // 4 registration
   await page.getByRole('heading', { name: 'Registration' }).waitFor();
   await page.getByLabel('Open: anyone can sign up').check();
+  await expectAccessible(page, 'setup: registration');
   await page.getByRole('button', { name: 'Save and continue' }).click();
 
   // 5 done
@@ -110,12 +116,14 @@ test('setup wizard, home page, sign-out and sign-in in Chromium', { timeout: 60_
   const summary = page.locator('dl.summary');
   assert.match((await summary.textContent()) ?? '', /Testteich/);
   assert.match((await summary.textContent()) ?? '', /Not configured/);
+  await expectAccessible(page, 'setup: done');
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'setup-done.png'), fullPage: true });
   await page.getByRole('button', { name: 'Finish setup' }).click();
 
   await page.waitForURL(`${instance.baseUrl}/`);
   await expectHomeSignedIn(page);
   assert.equal(await page.getByRole('link', { name: 'Testteich' }).count(), 1, 'the header shows the instance name');
+  await expectAccessible(page, 'home, signed in');
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'home-signed-in.png'), fullPage: true });
 
   // The wizard is closed for good.
@@ -124,9 +132,11 @@ test('setup wizard, home page, sign-out and sign-in in Chromium', { timeout: 60_
 
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { level: 1, name: 'Welcome to Testteich' }).waitFor();
+  await expectAccessible(page, 'home, signed out');
 
   await page.getByRole('main').getByRole('link', { name: 'Sign in' }).click();
   await page.waitForURL(`${instance.baseUrl}/login`);
+  await expectAccessible(page, 'login');
   await page.getByLabel('Username or e-mail address').fill(admin.username);
   await page.getByLabel('Password').fill(admin.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
