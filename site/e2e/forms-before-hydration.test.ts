@@ -173,6 +173,27 @@ describe('island forms before hydration', () => {
         await context.close();
       }
     });
+
+    test('the waiting button looks and sits exactly as the ready one: nothing jumps when the island wakes', { timeout: 30_000 }, async () => {
+      const looks = async (variant: Variant | null) => {
+        const { context, page } = variant ? await openWithoutIslands(variant) : await openWithoutIslands({ name: 'hydrated', javaScriptEnabled: true, blockIslands: false });
+        try {
+          await page.goto(`${instance.baseUrl}/login`);
+          if (!variant) await waitForIslands(page);
+          const submit = page.locator('main form button[type=submit]');
+          assert.equal(await submit.isDisabled(), variant !== null);
+          return await submit.evaluate((button) => {
+            const box = button.getBoundingClientRect();
+            const style = getComputedStyle(button);
+            return { box: [box.x, box.y, box.width, box.height], color: style.color, background: style.backgroundColor, opacity: style.opacity, text: button.textContent?.trim() };
+          });
+        } finally {
+          await context.close();
+        }
+      };
+      const ready = await looks(null);
+      for (const variant of WITHOUT_ISLANDS) assert.deepEqual(await looks(variant), ready, variant.name);
+    });
   });
 });
 
