@@ -21,6 +21,7 @@ const ALLOWED: Record<string, string> = {
   'api/commands/pondCommands.ts': 'creates the owner grant of a shared pond',
   'api/commands/grantCommands.ts': 'grant CRUD',
   'api/commands/membershipCommands.ts': 'member rows and seat counts (roles as granted, not access)',
+  'api/commands/accountDeletion.ts': 'removes every grant naming a deleted account',
   'api/models/grant.ts': 'the model',
   'api/db/migrations/0002-access.ts': 'schema',
   'api/testing/accessFixtures.ts': 'test seeding',
