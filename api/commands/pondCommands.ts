@@ -6,8 +6,8 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { uniqueViolationError } from '../db/uniqueViolations.ts';
-import { ApiError, notFound } from '../http/apiError.ts';
-import { Grant, Pond } from '../models/index.ts';
+import { ApiError, notFound, unauthenticated } from '../http/apiError.ts';
+import { Grant, Pond, User } from '../models/index.ts';
 import { membershipGrant } from '../policies/membership.ts';
 import { announceAccessChange } from '../policies/pondAccessCache.ts';
 import { FONT_SLOTS, withFontDefaults, type FontSlot } from '../ponds/fontCatalog.ts';
@@ -73,6 +73,11 @@ export async function createSharedPond(sequelize: Sequelize, input: CreatePondIn
     () => slug,
     () =>
       sequelize.transaction(async (transaction) => {
+        // The owner's row, share-locked: an account deletion running at the same time either
+        // finishes first (and the owner is no longer ACTIVE here) or waits and then finds the
+        // pond (and refuses with user_owns_ponds). Never a pond owned by a deleted account.
+        const owner = await User.findByPk(actor.user.id, { attributes: ['id', 'status'], lock: transaction.LOCK.SHARE, transaction });
+        if (owner?.status !== 'ACTIVE') throw unauthenticated();
         if (slug !== undefined) await assertSlugFree(slug, null, transaction);
         else slug = await derivePondSlug(input.name, transaction);
         const pond = await Pond.create({ slug, name: input.name, kind: 'shared', ownerId: actor.user.id }, { transaction });

@@ -285,6 +285,33 @@ describe('deleting an account', () => {
     }
   });
 
+  test('a pond created while the account is being deleted is refused (401): no shared pond is ever owned by a deleted account', async () => {
+    const person = await createVerifiedUser(instance);
+    const sequelize = instance.services.sequelize;
+    const deletion = await sequelize.transaction();
+    let creation: Promise<{ status: number }> | null = null;
+    try {
+      await deleteAccount(person.user.id, { user: { id: adminId, username: 'admin' }, ip: null }, deletion);
+      // The person's session passed authentication before the deletion commits; the create waits on the account row.
+      creation = person.client.post('/ponds', { name: 'Raced pond' });
+      await waitFor(
+        async () => {
+          const [row] = await sequelize.query<{ waiting: number }>(
+            `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+            { type: QueryTypes.SELECT },
+          );
+          return (row?.waiting ?? 0) >= 1;
+        },
+        10_000,
+        'the pond creation to wait for the account row',
+      );
+    } finally {
+      await deletion.commit();
+    }
+    assert.equal((await creation).status, 401);
+    assert.equal(await Pond.count({ where: { ownerId: person.user.id, kind: 'shared' } }), 0);
+  });
+
   test('two Site Admins deleting each other at once: one succeeds, the other gets last_site_admin, one admin remains', async () => {
     const first = await secondAdmin();
     const second = await secondAdmin();
