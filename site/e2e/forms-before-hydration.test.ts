@@ -25,9 +25,13 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WITHOUT_ISLANDS = [
   { name: 'JavaScript disabled', javaScriptEnabled: false, blockIslands: false },
   { name: 'island code blocked', javaScriptEnabled: true, blockIslands: true },
-] as const;
+] as const satisfies readonly Variant[];
 
-type Variant = (typeof WITHOUT_ISLANDS)[number];
+interface Variant {
+  readonly name: string;
+  readonly javaScriptEnabled: boolean;
+  readonly blockIslands: boolean;
+}
 
 let instance: TestInstance;
 let browser: Browser;
