@@ -53,6 +53,27 @@ describe('collab connections and the sessions that opened them', () => {
     }
   }
 
+  /**
+   * An editor on the user's second page whose session runs out `lifetimeMs` from now. The
+   * token is issued while the session is fresh (issuing it would extend a short one); the
+   * session is shortened right after, before the socket opens.
+   */
+  async function openWithShortSession(user: Awaited<ReturnType<typeof member>>, lifetimeMs: number): Promise<{ editor: TestEditor; sessionId: string; expiresAt: number }> {
+    const sessionId = user.client.sessionCookie!.split('.')[0]!;
+    let expiresAt = 0;
+    const editor = await open(user.client, user.pages[1].id, {
+      token: async () => {
+        const token = await collabToken(user.client, user.pages[1].id);
+        if (expiresAt === 0) {
+          expiresAt = Date.now() + lifetimeMs;
+          await Session.update({ expiresAt: new Date(expiresAt) }, { where: { id: sessionId } });
+        }
+        return token;
+      },
+    });
+    return { editor, sessionId, expiresAt };
+  }
+
   const refused = (editors: TestEditor[]) => waitFor(() => editors.every((editor) => editor.seen.refused), 5000, 'the reconnect was not refused');
 
   test('disabling a user closes every socket of theirs within 5 s and refuses the reconnect; an anonymous reader stays', async (t) => {
@@ -126,21 +147,7 @@ describe('collab connections and the sessions that opened them', () => {
 
   test("the socket closes within 5 s of the session's expiry, and the reconnect is refused", async (t) => {
     t.after(closeAll);
-    const user = await member();
-    const sessionId = user.client.sessionCookie!.split('.')[0]!;
-    let expiresAt = 0;
-    const editor = await open(user.client, user.pages[1].id, {
-      // The token is issued while the session is fresh (issuing it would extend a short one);
-      // then the session is made to run out 3 s later, before the socket opens.
-      token: async () => {
-        const token = await collabToken(user.client, user.pages[1].id);
-        if (expiresAt === 0) {
-          expiresAt = Date.now() + 3000;
-          await Session.update({ expiresAt: new Date(expiresAt) }, { where: { id: sessionId } });
-        }
-        return token;
-      },
-    });
+    const { editor, expiresAt } = await openWithShortSession(await member(), 3000);
     assert.equal(editor.seen.closed, false);
     await closedWithinBound(t, 'session expiry', expiresAt, [editor]);
     assert.ok(editor.seen.closedAt! >= expiresAt, 'closed before the session expired');
@@ -150,18 +157,7 @@ describe('collab connections and the sessions that opened them', () => {
   test('a session extended while its socket is open keeps the socket open past the old expiry', async (t) => {
     t.after(closeAll);
     const user = await member();
-    const sessionId = user.client.sessionCookie!.split('.')[0]!;
-    let expiresAt = 0;
-    const editor = await open(user.client, user.pages[1].id, {
-      token: async () => {
-        const token = await collabToken(user.client, user.pages[1].id);
-        if (expiresAt === 0) {
-          expiresAt = Date.now() + 2000;
-          await Session.update({ expiresAt: new Date(expiresAt) }, { where: { id: sessionId } });
-        }
-        return token;
-      },
-    });
+    const { editor, sessionId, expiresAt } = await openWithShortSession(user, 2000);
     // Using the API in the second half of the session's lifetime extends it (sessions slide).
     const used = await user.client.get('/auth/session');
     assert.equal(used.status, 200, used.text);

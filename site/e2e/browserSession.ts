@@ -92,3 +92,24 @@ export async function openSession(browser: Browser, shape: ScreenShape, prefix: 
     },
   };
 }
+
+/**
+ * Walks the setup wizard from its first step to the Mail step: the Site Admin `ada` and the
+ * instance `Testteich`. `check` runs at each step's screen (accessibility and screenshot).
+ */
+export async function walkSetupToMailStep(page: Page, t: Translate, check: (step: 'setup-admin' | 'setup-instance' | 'setup-mail') => Promise<void>): Promise<void> {
+  await check('setup-admin');
+  await page.getByLabel(t('field.username')).fill('ada');
+  await page.getByLabel(t('field.email')).fill('ada@example.org');
+  await page.getByLabel(t('field.displayName')).fill('Ada Lovelace');
+  await page.getByLabel(t('field.password'), { exact: true }).fill('correct horse battery');
+  await page.getByRole('button', { name: t('setup.admin.submit') }).click();
+
+  await page.getByRole('heading', { name: t('setup.instance.heading') }).waitFor();
+  await page.getByLabel(t('setup.instance.name')).fill('Testteich');
+  await check('setup-instance');
+  await page.getByRole('button', { name: t('setup.continue') }).click();
+
+  await page.getByRole('heading', { name: t('setup.smtp.heading') }).waitFor();
+  await check('setup-mail');
+}
