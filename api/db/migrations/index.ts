@@ -9,6 +9,7 @@ import * as collab from './0004-collab.ts';
 import * as search from './0005-search.ts';
 import * as mailByJob from './0006-mail-by-job.ts';
 import * as accountDeletion from './0007-account-deletion.ts';
+import * as publicLayer from './0008-public-layer.ts';
 
 export interface Migration {
   name: string;
@@ -24,4 +25,5 @@ export const migrations: Migration[] = [
   { name: '0005-search', ...search },
   { name: '0006-mail-by-job', ...mailByJob },
   { name: '0007-account-deletion', ...accountDeletion },
+  { name: '0008-public-layer', ...publicLayer },
 ];

@@ -1,0 +1,63 @@
+/**
+ * What a generated public document shows: built by the generator (publicDocumentData.ts) from
+ * the database, rendered by the Astro layout (site/src/pages/__dt/public-document.astro)
+ * into one self-contained HTML document without any script. Everything here is identical
+ * for every reader: no session, no request locale.
+ */
+import type { PondFonts } from '../ponds/fontCatalog.ts';
+
+export type PublicDocumentKind = 'page' | 'pond' | 'home' | 'legal';
+
+export interface PublicLink {
+  title: string;
+  /** A path on our origin (`/pond/page`); the layout uses it as given. */
+  href: string;
+}
+
+export interface PublicOutlineEntry {
+  level: number;
+  text: string;
+  /** The heading's element id in `bodyHtml` (`h-…`). */
+  id: string;
+}
+
+/** A node of a pond's public page tree (the pond index). */
+export interface PublicTreeNode extends PublicLink {
+  children: PublicTreeNode[];
+}
+
+export interface PublicDocumentModel {
+  kind: PublicDocumentKind;
+  /** The instance default locale: labels of the layout (breadcrumbs, "Contents", footer). */
+  locale: 'de' | 'en';
+  instanceName: string;
+  /** The document's own title (page title, pond name, legal page name, landing heading). */
+  title: string;
+  /** Meta and OpenGraph description: plain text, at most ~160 characters. */
+  description: string;
+  /** Absolute human URL (`BASE_URL` + path). */
+  canonicalUrl: string;
+  /** `<link rel="alternate" type="application/atom+xml">`: absolute feed URLs. */
+  feeds: { title: string; href: string }[];
+  /** Catalog font ids per slot (api/ponds/fontCatalog.ts); the site's defaults for site documents. */
+  fonts: PondFonts;
+  /** The pond a page or pond index belongs to; `null` for site documents. */
+  pond: PublicLink | null;
+  /** Public ancestors, root first (not the page itself). */
+  breadcrumbs: PublicLink[];
+  outline: PublicOutlineEntry[];
+  /** Sanitized body, transclusions and plugin blocks already expanded. Empty for a pond index. */
+  bodyHtml: string;
+  /** Public children in tree order. */
+  children: PublicLink[];
+  /** Public pages linking here, by title. */
+  backlinks: PublicLink[];
+  /** The pond index only: the public page tree. */
+  tree: PublicTreeNode[];
+  /** ISO time of the last content change, or null (site documents). */
+  updatedAt: string | null;
+  /** Section-style CSS of the active plugins, inlined as a style block ('' when none). */
+  pluginStyles: string;
+  /** The footer's legal links (always present; an unconfigured page shows a notice). */
+  legal: { imprint: string; privacy: string };
+}
