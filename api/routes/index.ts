@@ -1,11 +1,13 @@
 /** Every internal API route (`/api/v1`), one table per resource family. */
 import type { AnyRoute } from '../http/routeTable.ts';
 import { adminSettingsRoutes } from './adminSettingsRoutes.ts';
+import { adminSiteRoutes } from './adminSiteRoutes.ts';
 import { adminUserRoutes } from './adminUserRoutes.ts';
 import { authAccountRoutes } from './authAccountRoutes.ts';
 import { authSessionRoutes } from './authSessionRoutes.ts';
 import { favoriteRoutes } from './favoriteRoutes.ts';
 import { healthRoutes } from './healthRoutes.ts';
+import { homeRoutes } from './homeRoutes.ts';
 import { legalRoutes } from './legalRoutes.ts';
 import { linkRoutes } from './linkRoutes.ts';
 import { grantRoutes } from './grantRoutes.ts';
@@ -23,6 +25,7 @@ import { versionRoutes } from './versionRoutes.ts';
 export const internalApiRoutes: AnyRoute[] = [
   ...healthRoutes,
   ...legalRoutes,
+  ...homeRoutes,
   ...setupRoutes,
   ...authSessionRoutes,
   ...authAccountRoutes,
@@ -39,5 +42,6 @@ export const internalApiRoutes: AnyRoute[] = [
   ...linkRoutes,
   ...searchRoutes,
   ...adminSettingsRoutes,
+  ...adminSiteRoutes,
   ...adminUserRoutes,
 ];
