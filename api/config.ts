@@ -84,6 +84,7 @@ const envSchema = z.object({
   COLLAB_HOST: z.string().min(1).default('127.0.0.1'),
   COLLAB_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
   COLLAB_STORE_DEBOUNCE_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
+  PUBLIC_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
 });
 
 export interface AppConfig {
@@ -110,6 +111,8 @@ export interface AppConfig {
   readonly passwordHashCost: number;
   /** Where the collab process listens; the API proxies `/collab` WebSocket upgrades there. */
   readonly collab: { host: string; port: number; storeDebounceMs: number };
+  /** Byte budget of each API process's in-memory copy of public documents (0 turns it off). */
+  readonly publicCacheBytes: number;
 }
 
 export interface SmtpSettings {
@@ -166,6 +169,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     passwordHashCost: parsed.PASSWORD_HASH_COST,
     collab: { host: parsed.COLLAB_HOST, port: parsed.COLLAB_PORT, storeDebounceMs: parsed.COLLAB_STORE_DEBOUNCE_MS },
+    publicCacheBytes: parsed.PUBLIC_CACHE_MB * 1024 * 1024,
   });
 }
 

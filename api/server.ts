@@ -9,6 +9,7 @@ import { loadConfigOrExit } from './config.ts';
 import { attachCollabProxy } from './http/collabProxy.ts';
 import { createLogger } from './logger.ts';
 import { startAccessChangeListener } from './policies/accessChangeListener.ts';
+import { startPublicLayer } from './publicPages/publicLayer.ts';
 
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel);
@@ -20,7 +21,8 @@ if (!config.databaseUrl) {
 const services = await bootstrapServices(config, config.databaseUrl, logger);
 const accessChanges = startAccessChangeListener(config.databaseUrl, logger);
 const app = await createApp(services, { site: process.env.DT_SITE !== 'off' });
-const server = createServer(app);
+const publicLayer = startPublicLayer(services, config.databaseUrl);
+const server = createServer(publicLayer.listener(app));
 attachCollabProxy(server, () => config.collab, logger);
 server.listen(config.port, config.host, () => logger.info({ port: config.port, baseUrl: config.baseUrl }, 'api listening'));
 
@@ -33,6 +35,7 @@ async function shutdown(signal: string): Promise<void> {
   server.closeIdleConnections();
   setTimeout(() => server.closeAllConnections(), 5000).unref();
   await accessChanges.stop();
+  await publicLayer.stop();
   await services.sequelize.close().catch(() => undefined);
   process.exit(0);
 }

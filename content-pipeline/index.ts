@@ -6,7 +6,7 @@ export { EMPTY_DOCUMENT, assertValidDocument, documentExtensions, documentSchema
 export { markdownToDocument } from './markdown/markdownToDocument.ts';
 export { documentToMarkdown } from './markdown/documentToMarkdown.ts';
 export { documentToHtml } from './html/documentToHtml.ts';
-export { expandPlaceholders, expandPluginBlocks, expandTransclusions, pluginBlocksInOrder } from './html/expandPlaceholders.ts';
+export { expandPlaceholders, expandPluginBlocks, expandTransclusions, MAX_TRANSCLUSION_DEPTH, pluginBlocksInOrder, type PluginBlockRef, type PluginStaticForm, type TransclusionTarget } from './html/expandPlaceholders.ts';
 export { sanitizeSvg } from './html/svgSanitizer.ts';
 export { renderCommentHtml } from './html/commentHtml.ts';
 export { extract } from './extraction/extract.ts';

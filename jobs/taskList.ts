@@ -9,10 +9,11 @@ import type { Logger } from '../api/logger.ts';
 import type { Mailer } from '../api/mail/mailer.ts';
 import { ACCOUNT_MAIL, accountMailTask } from './tasks/accountMailTask.ts';
 import { LOG_COMPACTION, logCompactionTask } from './tasks/logCompactionTask.ts';
+import { PUBLIC_DOCUMENTS_JOB, publicDocumentsTask } from './tasks/publicDocumentsTask.ts';
 import { SEARCH_LEXICON_REFRESH, searchLexiconTask } from './tasks/searchLexiconTask.ts';
 import { VERSION_THINNING, versionThinningTask } from './tasks/versionThinningTask.ts';
 
-export { ACCOUNT_MAIL, LOG_COMPACTION, SEARCH_LEXICON_REFRESH, VERSION_THINNING };
+export { ACCOUNT_MAIL, LOG_COMPACTION, PUBLIC_DOCUMENTS_JOB, SEARCH_LEXICON_REFRESH, VERSION_THINNING };
 
 export interface TaskDependencies {
   /** Bound to the models (`initModels`): commands read settings through them. */
@@ -44,5 +45,7 @@ export function createTaskList(dependencies: TaskDependencies): TaskList {
     [SEARCH_LEXICON_REFRESH]: searchLexiconTask(dependencies.sequelize),
     /** Mails a verification or password-reset link; enqueued by the account routes, retried on relay failure. */
     [ACCOUNT_MAIL]: accountMailTask(dependencies),
+    /** Regenerates the public documents that queued changes affect; enqueued in the changes' transactions. */
+    [PUBLIC_DOCUMENTS_JOB]: publicDocumentsTask(dependencies),
   };
 }

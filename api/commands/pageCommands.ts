@@ -1,3 +1,4 @@
+
 /**
  * Creating and renaming pages. Both serialize on the pond row (api/ponds/pondLock.ts), so two
  * creations never pick the same position or derived slug, and a pond trashed meanwhile
@@ -17,6 +18,7 @@ import { derivePageSlug, isPageSlugConflict, pageSlugTaken } from '../pages/page
 import { assertUsableLiveParent, placementKey, TreeFieldError, type Placement } from '../pages/pagePlacement.ts';
 import { MAX_PAGE_DEPTH, PageTree } from '../pages/pageTree.ts';
 import { lockPondTree } from '../ponds/pondLock.ts';
+import { queuePageChanges } from '../publicPages/publicDocumentQueue.ts';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
 import { reindexPages } from '../search/pageSearchIndex.ts';
 
@@ -82,6 +84,7 @@ async function createPageOnce(sequelize: Sequelize, props: CreatePageProps, body
     await appendUpdates(transactionClient(transaction), [{ pageId: page.id, update: body.update }]);
     await saveRenderedData(sequelize, { pageId: page.id, rendered: body.rendered, authorIds: [userId] }, transaction);
     await syncLinksToPages(sequelize, [page.id], transaction);
+    await queuePageChanges(transaction, pond.id, [page.id], { treeChanged: true });
     return page;
   });
 }
@@ -128,6 +131,7 @@ export async function updatePage(sequelize: Sequelize, props: UpdatePageProps): 
       await page.save({ transaction });
       if (titleChanged) await reindexPages([page.id], transaction);
       if (slugChanged) await syncLinksToPages(sequelize, [page.id], transaction);
+      await queuePageChanges(transaction, page.pondId, [page.id], { treeChanged: true });
       return page;
     });
   } catch (error) {

@@ -11,6 +11,7 @@ import { Page } from '../models/index.ts';
 import { assertParentAccess, assertUsableLiveParent, placementKey, withTreeFieldErrors, type Placement } from '../pages/pagePlacement.ts';
 import { MAX_PAGE_DEPTH, PageTree } from '../pages/pageTree.ts';
 import { lockPondTree } from '../ponds/pondLock.ts';
+import { queuePageChanges } from '../publicPages/publicDocumentQueue.ts';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
 
 export interface MovePageInput extends Placement {
@@ -57,6 +58,7 @@ export async function movePage(sequelize: Sequelize, props: MovePageProps): Prom
           WHERE id = :pageId`,
         { parentId, position, pageId: page.id },
       );
+      await queuePageChanges(transaction, pondId, [page.id], { treeChanged: true });
       return page.id;
     }),
   );

@@ -15,6 +15,7 @@ import type { Logger } from '../logger.ts';
 import { syncLinksToPages } from '../pages/linkResolution.ts';
 import { MAX_PAGE_DEPTH, PageTree, type TreeRow } from '../pages/pageTree.ts';
 import { lockPondTree } from '../ponds/pondLock.ts';
+import { queuePageChanges } from '../publicPages/publicDocumentQueue.ts';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
 import { announceAccessChange } from '../policies/pondAccessCache.ts';
 import { clearPageSearchVectors, reindexPages } from '../search/pageSearchIndex.ts';
@@ -174,6 +175,7 @@ export async function restorePage(sequelize: Sequelize, props: RestorePageProps)
     await bringHomeWaitingPages(tree, pageIds);
     await reindexPages(pageIds, transaction);
     await syncLinksToPages(sequelize, pageIds, transaction);
+    await queuePageChanges(transaction, pondId, pageIds, { treeChanged: true });
     return pageIds;
   });
 }

@@ -10,6 +10,7 @@ import { ApiError, notFound, unauthenticated } from '../http/apiError.ts';
 import { Grant, Pond, User } from '../models/index.ts';
 import { membershipGrant } from '../policies/membership.ts';
 import { announceAccessChange } from '../policies/pondAccessCache.ts';
+import { queuePondChange } from '../publicPages/publicDocumentQueue.ts';
 import { FONT_SLOTS, withFontDefaults, type FontSlot } from '../ponds/fontCatalog.ts';
 import { mergePondSettings, POND_SETTING_KEYS, withSettingDefaults, type PondSettingsPatch } from '../ponds/pondSettings.ts';
 import { RESERVED_POND_SLUGS } from '../ponds/reservedSlugs.ts';
@@ -156,6 +157,7 @@ export async function updatePond(sequelize: Sequelize, pondId: string, input: Up
         }
         if (Object.keys(changes).length === 0) return pond;
         await pond.save({ transaction });
+        await queuePondChange(transaction, pond.id);
         await recordAudit({ actor: auditActorOf(actor.user), action: 'pond.updated', details: { pondId: pond.id, changes }, ip: actor.ip }, transaction);
         return pond;
       }),

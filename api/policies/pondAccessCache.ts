@@ -7,6 +7,7 @@
  */
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { PondKind } from '../models/index.ts';
+import { revokeLostPublicDocuments } from '../publicPages/publicAccessRevocation.ts';
 import type { GrantRule, PondAccessData } from './grantResolution.ts';
 
 export const ACCESS_CHANNEL = 'pond_access_changed';
@@ -142,4 +143,6 @@ export async function announceAccessChange(pondId: string, transaction: Transact
   await sequelize.query(`SELECT pg_notify('${ACCESS_CHANNEL}', :pondId)`, { replacements: { pondId }, transaction });
   invalidatePondAccess(pondId);
   transaction.afterCommit(() => invalidatePondAccess(pondId));
+  // Public documents the change takes from the public go in the same transaction.
+  await revokeLostPublicDocuments(pondId, transaction);
 }

@@ -14,6 +14,7 @@ import { attachCollabProxy } from '../http/collabProxy.ts';
 import { createLogger, type Logger } from '../logger.ts';
 import { startAccessChangeListener } from '../policies/accessChangeListener.ts';
 import { invalidateAllPondAccess } from '../policies/pondAccessCache.ts';
+import { startPublicLayer, type PublicLayer } from '../publicPages/publicLayer.ts';
 import type { AppServices } from '../services.ts';
 import { forgetSetupCompletion } from '../setup/setupState.ts';
 import { createTestDatabase } from './testDatabase.ts';
@@ -21,6 +22,7 @@ import { createTestDatabase } from './testDatabase.ts';
 export interface TestInstance {
   baseUrl: string;
   services: AppServices;
+  publicLayer: PublicLayer;
   close: () => Promise<void>;
 }
 
@@ -57,15 +59,18 @@ export async function startTestInstance(options: TestInstanceOptions = {}): Prom
   invalidateAllPondAccess();
   const accessChanges = startAccessChangeListener(database.url, services.logger);
   const app = await createApp(services, { site: options.site ?? false });
-  server.on('request', app);
+  const publicLayer = startPublicLayer(services, database.url);
+  server.on('request', publicLayer.listener(app));
   attachCollabProxy(server, () => config.collab, services.logger);
   return {
     baseUrl,
     services,
+    publicLayer,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await accessChanges.stop();
+      await publicLayer.stop();
       await services.sequelize.close();
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });

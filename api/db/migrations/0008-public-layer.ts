@@ -36,6 +36,8 @@ export async function up({ sequelize }: { sequelize: Sequelize }): Promise<void>
     CREATE TABLE public_document_dependencies (
       page_id uuid NOT NULL REFERENCES pages (id) ON DELETE CASCADE,
       depends_on uuid NOT NULL,
+      -- Shown to the public in the document: losing public read makes the document stale at once.
+      shown boolean NOT NULL DEFAULT true,
       PRIMARY KEY (page_id, depends_on)
     );
     CREATE INDEX public_document_dependencies_target_idx ON public_document_dependencies (depends_on);
@@ -47,6 +49,8 @@ export async function up({ sequelize }: { sequelize: Sequelize }): Promise<void>
       id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
       pond_id uuid,
       page_id uuid,
+      -- The page's title, slug or place in the tree changed: the pond index shows it too.
+      tree_changed boolean NOT NULL DEFAULT false,
       requested_at timestamptz NOT NULL DEFAULT clock_timestamp()
     );
 

@@ -1,0 +1,231 @@
+/**
+ * Generates public documents: the view model from the database (publicDocumentData.ts),
+ * the HTML from the Astro layout (astroDocumentRenderer.ts), then the stored form — gzip and
+ * brotli variants and a strong ETag — plus, for pages, the Markdown and the JSON the
+ * single-page client reads (`/api/v1/public/:pondSlug/:pageSlug/content`).
+ */
+import { createHash } from 'node:crypto';
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
+import type { Sequelize, Transaction } from 'sequelize';
+import { apiText } from '../i18n/apiTexts.ts';
+import { getSetting } from '../settings/instanceSettings.ts';
+import { DEFAULT_FONTS } from '../ponds/fontCatalog.ts';
+import { renderPublicDocumentHtml } from './astroDocumentRenderer.ts';
+import { loadHomeContent, renderSiteMarkdown } from './homeContent.ts';
+import { loadPublicPageData, loadPublicTree, type PageDependency, type PublicPageData, type PublicPondRow, type PublicTreeRow } from './publicDocumentData.ts';
+import type { PublicDocumentKind, PublicDocumentModel, PublicTreeNode } from './publicDocumentModel.ts';
+import { activePluginStyles } from './publicPluginSeam.ts';
+
+/** What every document shares: the instance, its public origin and its default locale. */
+export interface SiteContext {
+  instanceName: string;
+  /** Origin without a trailing slash. */
+  baseUrl: string;
+  locale: 'de' | 'en';
+}
+
+export type LegalKind = 'imprint' | 'privacy';
+
+export interface GeneratedDocument {
+  /** Lowercased human path: the storage and cache key. */
+  path: string;
+  kind: PublicDocumentKind;
+  pondId: string | null;
+  pageId: string | null;
+  html: Buffer;
+  gzip: Buffer;
+  brotli: Buffer;
+  etag: string;
+  markdown: string | null;
+  content: PublicPageContent | null;
+  /** Pages whose change may change this document (pages only). */
+  dependsOn: PageDependency[];
+}
+
+/** The JSON view of a public page (`…/content`). */
+export interface PublicPageContent {
+  title: string;
+  pondSlug: string;
+  slug: string;
+  html: string;
+  outline: PublicPageData['outline'];
+  breadcrumbs: { title: string; slug: string }[];
+  children: { title: string; slug: string }[];
+  updatedAt: string;
+}
+
+// Brotli's middle quality: within a few percent of the best for HTML at a fraction of its time.
+const BROTLI_QUALITY = 5;
+
+export async function loadSiteContext(fallbackBaseUrl: string, transaction?: Transaction): Promise<SiteContext> {
+  // One after the other: inside a transaction they share one connection.
+  const instanceName = await getSetting('instance.name', transaction);
+  const baseUrl = await getSetting('instance.baseUrl', transaction);
+  const locale = await getSetting('instance.defaultLocale', transaction);
+  return { instanceName, baseUrl: (baseUrl ?? fallbackBaseUrl).replace(/\/+$/, ''), locale };
+}
+
+export function pagePath(pondSlug: string, pageSlug: string): string {
+  return `/${pondSlug}/${pageSlug}`.toLowerCase();
+}
+
+export function pondPath(pondSlug: string): string {
+  return `/${pondSlug}`.toLowerCase();
+}
+
+export function legalPath(kind: LegalKind): string {
+  return `/legal/${kind}`;
+}
+
+function pageHref(pondSlug: string, pageSlug: string): string {
+  return `/${encodeURIComponent(pondSlug)}/${encodeURIComponent(pageSlug)}`;
+}
+
+/** Plain text cut at a word boundary, for meta descriptions. */
+export function describe(text: string, limit = 160): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  if (flat.length <= limit) return flat;
+  const cut = flat.slice(0, limit - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > limit / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+function baseModel(site: SiteContext, fields: Pick<PublicDocumentModel, 'kind' | 'title' | 'description' | 'canonicalUrl'>): PublicDocumentModel {
+  return {
+    ...fields,
+    locale: site.locale,
+    instanceName: site.instanceName,
+    feeds: [],
+    fonts: { ...DEFAULT_FONTS },
+    pond: null,
+    breadcrumbs: [],
+    outline: [],
+    bodyHtml: '',
+    children: [],
+    backlinks: [],
+    tree: [],
+    updatedAt: null,
+    pluginStyles: '',
+    legal: { imprint: legalPath('imprint'), privacy: legalPath('privacy') },
+  };
+}
+
+function pondFeed(site: SiteContext, pond: PublicPondRow): { title: string; href: string } {
+  return { title: pond.name, href: `${site.baseUrl}/api/v1/public/${encodeURIComponent(pond.slug)}/feed.xml` };
+}
+
+export function pageModel(site: SiteContext, data: PublicPageData): PublicDocumentModel {
+  const { pond, page } = data;
+  const link = (entry: { slug: string; title: string }) => ({ title: entry.title, href: pageHref(pond.slug, entry.slug) });
+  return {
+    ...baseModel(site, { kind: 'page', title: page.title, description: describe(data.plainText), canonicalUrl: `${site.baseUrl}${pageHref(pond.slug, page.slug)}` }),
+    feeds: [pondFeed(site, pond), { title: page.title, href: `${site.baseUrl}/api/v1/public/${encodeURIComponent(pond.slug)}/${encodeURIComponent(page.slug)}/feed.xml` }],
+    fonts: pond.fonts,
+    pond: { title: pond.name, href: `/${encodeURIComponent(pond.slug)}` },
+    breadcrumbs: data.ancestors.map(link),
+    outline: data.outline,
+    bodyHtml: data.bodyHtml,
+    children: data.children.map(link),
+    backlinks: data.backlinks.map(link),
+    updatedAt: page.updatedAt.toISOString(),
+    pluginStyles: activePluginStyles(pond.id),
+  };
+}
+
+function treeOf(pondSlug: string, pages: PublicTreeRow[]): PublicTreeNode[] {
+  const nodes = new Map(pages.map((page) => [page.id, { title: page.title, href: pageHref(pondSlug, page.slug), children: [] as PublicTreeNode[] }]));
+  const roots: PublicTreeNode[] = [];
+  for (const page of pages) {
+    const node = nodes.get(page.id)!;
+    const parent = page.parentId ? nodes.get(page.parentId) : undefined;
+    (parent ? parent.children : roots).push(node);
+  }
+  return roots;
+}
+
+export function encodeDocument(html: string): Pick<GeneratedDocument, 'html' | 'gzip' | 'brotli' | 'etag'> {
+  const bytes = Buffer.from(html, 'utf8');
+  return {
+    html: bytes,
+    gzip: gzipSync(bytes, { level: 6 }),
+    brotli: brotliCompressSync(bytes, {
+      params: {
+        [zlibConstants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+        [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
+        [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+      },
+    }),
+    etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`,
+  };
+}
+
+/** A page's document, or null when the public may not read it. */
+export async function generatePageDocument(sequelize: Sequelize, site: SiteContext, pageId: string, transaction?: Transaction): Promise<GeneratedDocument | null> {
+  const data = await loadPublicPageData(sequelize, pageId, transaction);
+  if (!data) return null;
+  const html = await renderPublicDocumentHtml(pageModel(site, data));
+  const content: PublicPageContent = {
+    title: data.page.title,
+    pondSlug: data.pond.slug,
+    slug: data.page.slug,
+    html: data.bodyHtml,
+    outline: data.outline,
+    breadcrumbs: data.ancestors.map((entry) => ({ title: entry.title, slug: entry.slug })),
+    children: data.children.map((entry) => ({ title: entry.title, slug: entry.slug })),
+    updatedAt: data.page.updatedAt.toISOString(),
+  };
+  return {
+    path: pagePath(data.pond.slug, data.page.slug),
+    kind: 'page',
+    pondId: data.pond.id,
+    pageId: data.page.id,
+    ...encodeDocument(html),
+    markdown: data.markdown,
+    content,
+    dependsOn: data.dependsOn,
+  };
+}
+
+/**
+ * The pond's public index: its public page tree. Null when the public can read nothing in the
+ * pond (the pond then answers 404 like a missing one).
+ */
+export async function generatePondIndex(sequelize: Sequelize, site: SiteContext, pondId: string, transaction?: Transaction): Promise<GeneratedDocument | null> {
+  const loaded = await loadPublicTree(sequelize, pondId, transaction);
+  if (!loaded || loaded.pages.length === 0) return null;
+  const { pond, pages } = loaded;
+  const model: PublicDocumentModel = {
+    ...baseModel(site, { kind: 'pond', title: pond.name, description: describe(pages.map((page) => page.title).join(' · ')), canonicalUrl: `${site.baseUrl}/${encodeURIComponent(pond.slug)}` }),
+    feeds: [pondFeed(site, pond)],
+    fonts: pond.fonts,
+    pond: { title: pond.name, href: `/${encodeURIComponent(pond.slug)}` },
+    tree: treeOf(pond.slug, pages),
+    pluginStyles: activePluginStyles(pond.id),
+  };
+  const html = await renderPublicDocumentHtml(model);
+  return { path: pondPath(pond.slug), kind: 'pond', pondId: pond.id, pageId: null, ...encodeDocument(html), markdown: null, content: null, dependsOn: [] };
+}
+
+/** The landing page (`/`): `home.content`, or the built-in welcome while it is empty. */
+export async function generateHomeDocument(site: SiteContext): Promise<GeneratedDocument> {
+  const home = await loadHomeContent();
+  const model: PublicDocumentModel = {
+    ...baseModel(site, { kind: 'home', title: site.instanceName, description: describe(home.markdown.replace(/[#*_`>[\]()!\\-]/g, ' ')), canonicalUrl: `${site.baseUrl}/` }),
+    bodyHtml: home.html,
+  };
+  const html = await renderPublicDocumentHtml(model);
+  return { path: '/', kind: 'home', pondId: null, pageId: null, ...encodeDocument(html), markdown: home.markdown, content: null, dependsOn: [] };
+}
+
+/** Imprint or privacy page; an unconfigured one shows a localized notice (spec: Legal). */
+export async function generateLegalDocument(site: SiteContext, kind: LegalKind): Promise<GeneratedDocument> {
+  const text = await getSetting(kind === 'imprint' ? 'legal.imprint' : 'legal.privacy');
+  const configured = text.trim() !== '';
+  const notice = apiText('legal.notConfigured', site.locale);
+  const model: PublicDocumentModel = {
+    ...baseModel(site, { kind: 'legal', title: apiText(`legal.${kind}`, site.locale), description: describe(configured ? text : notice), canonicalUrl: `${site.baseUrl}${legalPath(kind)}` }),
+    bodyHtml: configured ? renderSiteMarkdown(text) : renderSiteMarkdown(notice),
+  };
+  const html = await renderPublicDocumentHtml(model);
+  return { path: legalPath(kind), kind: 'legal', pondId: null, pageId: null, ...encodeDocument(html), markdown: configured ? text : null, content: null, dependsOn: [] };
+}

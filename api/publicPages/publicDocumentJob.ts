@@ -1,0 +1,99 @@
+/**
+ * The regeneration the worker runs (`public-documents`): drains the queue and regenerates
+ * the documents each change affects, found through the dependency index:
+ *
+ * - a page change: the page itself; its parent (children list); every document recorded as
+ *   depending on it (breadcrumbs of descendants, children lists, backlinks, transclusions at
+ *   any level); the pages it links to (their backlinks); the pages transcluding its slug (a
+ *   target that just appeared) and those depending on them; the pond index when its title,
+ *   slug or place changed;
+ * - a pond change (name, fonts, access): every stored document of the pond and its index;
+ * - a site change: the landing and legal pages.
+ *
+ * Besides the changed page itself only documents already in storage are regenerated (the rest
+ * is generated on first request), and a regeneration that yields the same bytes writes
+ * nothing (publicDocumentStore.ts), so unaffected documents keep their bytes and ETags.
+ */
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Logger } from '../logger.ts';
+import { regeneratePage, regeneratePondIndex, regenerateSiteDocument, SITE_DOCUMENT_KEYS, type GenerationContext } from './publicDocumentService.ts';
+
+/** Changes arriving together are handled together: a save burst costs one generation. */
+export const GENERATION_DEBOUNCE_MS = 150;
+const DRAIN_BATCH = 500;
+
+interface QueueRow {
+  pond_id: string | null;
+  page_id: string | null;
+  tree_changed: boolean;
+}
+
+const CANDIDATES_SQL = `
+  WITH changed AS (SELECT unnest($1::uuid[]) AS id),
+  x AS (SELECT p.id, p.pond_id, p.parent_id, lower(p.slug) AS slug FROM pages p JOIN changed ON changed.id = p.id),
+  slug_sources AS (
+    SELECT t.source_page_id AS id FROM page_transclusions t JOIN x ON t.pond_id = x.pond_id AND t.target_slug = x.slug
+  ),
+  related AS (
+    SELECT parent_id AS id FROM x WHERE parent_id IS NOT NULL
+    UNION SELECT d.page_id FROM public_document_dependencies d JOIN changed ON d.depends_on = changed.id
+    UNION SELECT l.target_page_id FROM page_links l JOIN changed ON l.source_page_id = changed.id WHERE l.target_page_id IS NOT NULL
+    UNION SELECT id FROM slug_sources
+    UNION SELECT d.page_id FROM public_document_dependencies d JOIN slug_sources s ON d.depends_on = s.id
+  )
+  SELECT DISTINCT d.page_id AS id FROM public_documents d JOIN related r ON r.id = d.page_id`;
+
+async function drain(sequelize: Sequelize): Promise<QueueRow[]> {
+  return sequelize.query<QueueRow>(
+    `DELETE FROM public_document_queue WHERE id IN (
+       SELECT id FROM public_document_queue ORDER BY id LIMIT ${DRAIN_BATCH} FOR UPDATE SKIP LOCKED)
+     RETURNING pond_id, page_id, tree_changed`,
+    { type: QueryTypes.SELECT },
+  );
+}
+
+export interface RegenerationReport {
+  generated: number;
+  changed: number;
+}
+
+/** Every page whose document the changed pages affect (stored ones; the changed pages always). */
+export async function affectedPages(sequelize: Sequelize, pageIds: readonly string[]): Promise<string[]> {
+  if (pageIds.length === 0) return [];
+  const rows = await sequelize.query<{ id: string }>(CANDIDATES_SQL, { bind: [pageIds], type: QueryTypes.SELECT });
+  return [...new Set([...pageIds, ...rows.map((row) => row.id)])];
+}
+
+async function storedPagesOf(sequelize: Sequelize, pondIds: readonly string[]): Promise<string[]> {
+  if (pondIds.length === 0) return [];
+  const rows = await sequelize.query<{ page_id: string }>(`SELECT page_id FROM public_documents WHERE pond_id IN (:pondIds) AND page_id IS NOT NULL`, {
+    replacements: { pondIds },
+    type: QueryTypes.SELECT,
+  });
+  return rows.map((row) => row.page_id);
+}
+
+/** Drains the queue until it is empty; each batch's work is regenerated once. */
+export async function runQueuedRegeneration(context: GenerationContext, logger: Logger): Promise<RegenerationReport> {
+  await new Promise((resolve) => setTimeout(resolve, GENERATION_DEBOUNCE_MS));
+  const report: RegenerationReport = { generated: 0, changed: 0 };
+  for (;;) {
+    const rows = await drain(context.sequelize);
+    if (rows.length === 0) return report;
+    const site = rows.some((row) => row.pond_id === null && row.page_id === null);
+    const wholePonds = new Set(rows.filter((row) => row.pond_id && !row.page_id).map((row) => row.pond_id!));
+    const indexPonds = new Set([...wholePonds, ...rows.filter((row) => row.pond_id && row.tree_changed).map((row) => row.pond_id!)]);
+    const changedPages = [...new Set(rows.filter((row) => row.page_id && !wholePonds.has(row.pond_id!)).map((row) => row.page_id!))];
+
+    const pages = new Set([...(await storedPagesOf(context.sequelize, [...wholePonds])), ...(await affectedPages(context.sequelize, changedPages))]);
+    const count = async (work: Promise<{ changed: boolean }>) => {
+      const { changed } = await work;
+      report.generated += 1;
+      if (changed) report.changed += 1;
+    };
+    for (const pageId of pages) await count(regeneratePage(context, pageId));
+    for (const pondId of indexPonds) await count(regeneratePondIndex(context, pondId));
+    if (site) for (const key of SITE_DOCUMENT_KEYS) await count(regenerateSiteDocument(context, key));
+    logger.debug({ ...report, queued: rows.length }, 'public documents regenerated');
+  }
+}

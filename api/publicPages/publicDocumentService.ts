@@ -1,0 +1,108 @@
+/**
+ * Generating and storing public documents: on demand (the first request for a document
+ * missing from storage) and from the queue (publicDocumentJob.ts). Each generation runs under
+ * the pond's shared generation lock with access read fresh (see publicDocumentStore.ts), and
+ * either stores the document or, when the public may no longer read it, deletes it.
+ */
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { transactionClient } from '../documents/documentLog.ts';
+import {
+  generateHomeDocument,
+  generateLegalDocument,
+  generatePageDocument,
+  generatePondIndex,
+  loadSiteContext,
+  type GeneratedDocument,
+  type LegalKind,
+} from './publicDocumentGenerator.ts';
+import { findPageBySlugs } from './publicDocumentData.ts';
+import { deleteDocument, loadStoredDocumentAt, storeDocument, withPondLock, type StoredDocument } from './publicDocumentStore.ts';
+
+export interface GenerationContext {
+  sequelize: Sequelize;
+  /** `BASE_URL`: the public origin when setup saved none. */
+  fallbackBaseUrl: string;
+}
+
+export interface GenerationResult {
+  /** The document as stored now, or null when the public may not read it. */
+  document: GeneratedDocument | null;
+  /** Whether the stored bytes changed (or the document was deleted). */
+  changed: boolean;
+}
+
+async function pondOfPage(sequelize: Sequelize, pageId: string): Promise<string | null> {
+  const [row] = await sequelize.query<{ pond_id: string }>(`SELECT pond_id FROM pages WHERE id = :pageId`, { replacements: { pageId }, type: QueryTypes.SELECT });
+  return row?.pond_id ?? null;
+}
+
+export async function regeneratePage(context: GenerationContext, pageId: string): Promise<GenerationResult> {
+  const pondId = await pondOfPage(context.sequelize, pageId);
+  if (!pondId) {
+    // Purged: its row went with it (ON DELETE CASCADE); nothing to generate.
+    return { document: null, changed: false };
+  }
+  return withPondLock(context.sequelize, pondId, 'shared', async (transaction) => {
+    const db = transactionClient(transaction);
+    const site = await loadSiteContext(context.fallbackBaseUrl, transaction);
+    const document = await generatePageDocument(context.sequelize, site, pageId, transaction);
+    if (!document) return { document: null, changed: await deleteDocument(db, { kind: 'page', pageId, pondId, path: '' }) };
+    return { document, changed: await storeDocument(db, document) };
+  });
+}
+
+export async function regeneratePondIndex(context: GenerationContext, pondId: string): Promise<GenerationResult> {
+  return withPondLock(context.sequelize, pondId, 'shared', async (transaction) => {
+    const db = transactionClient(transaction);
+    const site = await loadSiteContext(context.fallbackBaseUrl, transaction);
+    const document = await generatePondIndex(context.sequelize, site, pondId, transaction);
+    if (!document) return { document: null, changed: await deleteDocument(db, { kind: 'pond', pageId: null, pondId, path: '' }) };
+    return { document, changed: await storeDocument(db, document) };
+  });
+}
+
+export type SiteDocumentKey = 'home' | LegalKind;
+
+export async function regenerateSiteDocument(context: GenerationContext, key: SiteDocumentKey): Promise<GenerationResult> {
+  return withPondLock(context.sequelize, null, 'shared', async (transaction) => {
+    const site = await loadSiteContext(context.fallbackBaseUrl, transaction);
+    const document = key === 'home' ? await generateHomeDocument(site) : await generateLegalDocument(site, key);
+    return { document, changed: await storeDocument(transactionClient(transaction), document) };
+  });
+}
+
+export const SITE_DOCUMENT_KEYS: readonly SiteDocumentKey[] = ['home', 'imprint', 'privacy'];
+
+/** What a lowercased request path names: a site document, a pond index or a page. */
+export type DocumentAddress =
+  | { kind: 'site'; key: SiteDocumentKey }
+  | { kind: 'pond'; pondSlug: string }
+  | { kind: 'page'; pondSlug: string; pageSlug: string };
+
+export function addressOfPath(path: string): DocumentAddress {
+  if (path === '/') return { kind: 'site', key: 'home' };
+  if (path === '/legal/imprint') return { kind: 'site', key: 'imprint' };
+  if (path === '/legal/privacy') return { kind: 'site', key: 'privacy' };
+  const [pondSlug, pageSlug] = path.slice(1).split('/');
+  return pageSlug === undefined ? { kind: 'pond', pondSlug: pondSlug! } : { kind: 'page', pondSlug: pondSlug!, pageSlug };
+}
+
+/**
+ * The stored document at a lowercased path, generating it first when storage has none.
+ * Null when there is nothing the public may read there (missing and private alike).
+ */
+export async function documentAtPath(context: GenerationContext, path: string): Promise<StoredDocument | null> {
+  const stored = await loadStoredDocumentAt(context.sequelize, path);
+  if (stored) return stored;
+  const address = addressOfPath(path);
+  let result: GenerationResult;
+  if (address.kind === 'site') {
+    result = await regenerateSiteDocument(context, address.key);
+  } else {
+    const found = await findPageBySlugs(context.sequelize, address.pondSlug, address.kind === 'page' ? address.pageSlug : null);
+    if (!found) return null;
+    result = found.pageId ? await regeneratePage(context, found.pageId) : await regeneratePondIndex(context, found.pondId);
+  }
+  if (!result.document || result.document.path !== path) return null;
+  return loadStoredDocumentAt(context.sequelize, path);
+}

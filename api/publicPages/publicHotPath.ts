@@ -1,0 +1,225 @@
+/**
+ * The public hot path: answers requests for generated public documents before the Express
+ * router and Astro ever see them. A cache hit is a Map lookup and one `writeHead` + `end`
+ * with headers prepared when the entry was loaded; a miss reads the stored row (generating it
+ * once when storage has none, publicDocumentService.ts) and caches it.
+ *
+ * Served here (GET and HEAD):
+ *   /                                  landing page (visitors: no session cookie)
+ *   /legal/imprint, /legal/privacy     legal pages (also /api/v1/legal/:kind; setup-exempt)
+ *   /:pond                             the pond's public index
+ *   /:pond/:page                       the page (`Accept: text/markdown` → its Markdown)
+ *   /:pond/:page.md                    the page's Markdown
+ *   /api/v1/public/:pond/:page         the same HTML bytes
+ *   /api/v1/public/:pond/:page/content JSON for a single-page client
+ * Anything else, and any document the public may not read, goes on to Express (`next`), which
+ * answers the localized 404 — the same for a missing and a private page.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../logger.ts';
+import { isReservedPondSlug } from '../ponds/reservedSlugs.ts';
+import { isSetupComplete } from '../setup/setupState.ts';
+import { toCachedDocument, type CachedDocument, type Encoding, type PublicDocumentCache } from './publicDocumentCache.ts';
+import { documentAtPath, type GenerationContext } from './publicDocumentService.ts';
+
+/** No script source at all: the documents carry none. Inline styles only for the layout's own block. */
+export const PUBLIC_DOCUMENT_CSP =
+  "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const SESSION_COOKIE = 'dt_session=';
+const SLUG = /^[a-z0-9][a-z0-9-]{0,199}$/;
+
+type Representation = 'html' | 'markdown' | 'content';
+
+interface Target {
+  path: string;
+  representation: Representation;
+  /** The human page URL negotiates Markdown through `Accept`. */
+  negotiates: boolean;
+  setupExempt: boolean;
+}
+
+/** What a request path asks for, or null when the hot path has nothing to do with it. */
+export function targetOf(url: string, hasSession: boolean, accept: string | undefined): Target | null {
+  const query = url.indexOf('?');
+  const raw = (query < 0 ? url : url.slice(0, query)).toLowerCase();
+  if (raw === '/') return hasSession ? null : { path: '/', representation: 'html', negotiates: false, setupExempt: false };
+  const parts = raw.split('/');
+  parts.shift();
+  if (parts[0] === 'legal' || (parts[0] === 'api' && parts[1] === 'v1' && parts[2] === 'legal')) {
+    const kind = parts.at(-1);
+    const depth = parts[0] === 'legal' ? 2 : 4;
+    if (parts.length !== depth || (kind !== 'imprint' && kind !== 'privacy')) return null;
+    return { path: `/legal/${kind}`, representation: 'html', negotiates: false, setupExempt: true };
+  }
+  if (parts[0] === 'api') {
+    if (parts[1] !== 'v1' || parts[2] !== 'public') return null;
+    const [, , , pond, page, extra, more] = parts;
+    if (more !== undefined || !pond || !page || !SLUG.test(pond) || !SLUG.test(page)) return null;
+    if (extra !== undefined && extra !== 'content') return null;
+    return { path: `/${pond}/${page}`, representation: extra === 'content' ? 'content' : 'html', negotiates: false, setupExempt: false };
+  }
+  if (parts.length > 2 || isReservedPondSlug(parts[0]!)) return null;
+  const [pond, page] = parts;
+  if (!SLUG.test(pond!)) return null;
+  if (page === undefined || page === '') return { path: `/${pond}`, representation: 'html', negotiates: false, setupExempt: false };
+  const markdownFile = page.endsWith('.md');
+  const slug = markdownFile ? page.slice(0, -3) : page;
+  if (!SLUG.test(slug)) return null;
+  const wantsMarkdown = markdownFile || prefersMarkdown(accept);
+  return { path: `/${pond}/${slug}`, representation: wantsMarkdown ? 'markdown' : 'html', negotiates: !markdownFile, setupExempt: false };
+}
+
+/** `Accept: text/markdown` without HTML preferred over it (a browser's Accept lists text/html first). */
+function prefersMarkdown(accept: string | undefined): boolean {
+  if (!accept || !accept.includes('text/markdown')) return false;
+  const html = qualityOf(accept, 'text/html');
+  return qualityOf(accept, 'text/markdown') > html;
+}
+
+function qualityOf(header: string, token: string): number {
+  for (const part of header.split(',')) {
+    const [name, ...parameters] = part.trim().split(';');
+    if (name!.trim().toLowerCase() !== token) continue;
+    const q = parameters.map((parameter) => parameter.trim()).find((parameter) => parameter.startsWith('q='));
+    const value = q ? Number(q.slice(2)) : 1;
+    return Number.isFinite(value) ? value : 0;
+  }
+  return 0;
+}
+
+/** br, then gzip, then identity; a coding listed with q=0 is refused. */
+export function chooseEncoding(acceptEncoding: string | undefined): Encoding {
+  if (!acceptEncoding) return 'identity';
+  if (acceptEncoding.includes('br') && qualityOf(acceptEncoding, 'br') > 0) return 'br';
+  if (acceptEncoding.includes('gzip') && qualityOf(acceptEncoding, 'gzip') > 0) return 'gzip';
+  return 'identity';
+}
+
+const ETAG_SUFFIX: Record<Encoding, string> = { br: '-br', gzip: '-gz', identity: '' };
+
+function variantEtag(etag: string, suffix: string): string {
+  return suffix === '' ? etag : `${etag.slice(0, -1)}${suffix}"`;
+}
+
+/** If-None-Match against any encoding's ETag of the same bytes (RFC 9110 weak comparison). */
+function matchesEtag(ifNoneMatch: string, base: string): boolean {
+  const bare = base.slice(1, -1);
+  for (const candidate of ifNoneMatch.split(',')) {
+    const tag = candidate.trim().replace(/^W\//, '');
+    if (tag === '*') return true;
+    const value = tag.slice(1, -1);
+    if (value === bare || value === `${bare}-br` || value === `${bare}-gz` || value === `${bare}-md` || value === `${bare}-json`) return true;
+  }
+  return false;
+}
+
+function baseHeaders(https: boolean): Record<string, string> {
+  const headers: Record<string, string> = {
+    'Content-Security-Policy': PUBLIC_DOCUMENT_CSP,
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'strict-origin-when-cross-origin',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    // Revalidated on every view (a 304 is cheap): a revoked page must not live on in caches.
+    'Cache-Control': 'public, no-cache',
+  };
+  if (https) headers['Strict-Transport-Security'] = 'max-age=31536000; includeSubDomains';
+  return headers;
+}
+
+interface Prepared {
+  status: number;
+  headers: Record<string, string | number>;
+  body: Buffer | null;
+}
+
+function prepare(entry: CachedDocument, target: Target, encoding: Encoding, common: Record<string, string>, ifNoneMatch: string | undefined, ifModifiedSince: string | undefined): Prepared | null {
+  let body: Buffer;
+  let type: string;
+  let etag: string;
+  let contentEncoding: Encoding = 'identity';
+  if (target.representation === 'html') {
+    body = entry.body[encoding];
+    type = 'text/html; charset=utf-8';
+    etag = variantEtag(entry.etag, ETAG_SUFFIX[encoding]);
+    contentEncoding = encoding;
+  } else if (target.representation === 'markdown') {
+    if (!entry.markdown) return null;
+    body = entry.markdown;
+    type = 'text/markdown; charset=utf-8';
+    etag = variantEtag(entry.etag, '-md');
+  } else {
+    if (!entry.content) return null;
+    body = entry.content;
+    type = 'application/json; charset=utf-8';
+    etag = variantEtag(entry.etag, '-json');
+  }
+  const vary = target.negotiates ? 'Accept, Accept-Encoding' : 'Accept-Encoding';
+  const headers: Record<string, string | number> = { ...common, 'Content-Type': type, ETag: etag, 'Last-Modified': entry.lastModified, Vary: vary };
+  const notModified = ifNoneMatch !== undefined ? matchesEtag(ifNoneMatch, entry.etag) : ifModifiedSince !== undefined && Date.parse(ifModifiedSince) >= Date.parse(entry.lastModified);
+  if (notModified) return { status: 304, headers, body: null };
+  if (contentEncoding !== 'identity') headers['Content-Encoding'] = contentEncoding;
+  headers['Content-Length'] = body.length;
+  return { status: 200, headers, body };
+}
+
+export interface PublicHotPathOptions {
+  generation: GenerationContext;
+  cache: PublicDocumentCache;
+  https: boolean;
+  logger: Logger;
+}
+
+export type NextHandler = () => void;
+
+export function createPublicHotPath(options: PublicHotPathOptions): (req: IncomingMessage, res: ServerResponse, next: NextHandler) => void {
+  const common = baseHeaders(options.https);
+  const loading = new Map<string, Promise<CachedDocument | null>>();
+  let setupComplete = false;
+
+  const load = (path: string): Promise<CachedDocument | null> => {
+    const pending = loading.get(path);
+    if (pending) return pending;
+    const token = options.cache.startLoad();
+    const promise = documentAtPath(options.generation, path)
+      .then((stored) => {
+        if (!stored) return null;
+        const entry = toCachedDocument(stored);
+        options.cache.set(entry, token);
+        return entry;
+      })
+      .finally(() => loading.delete(path));
+    loading.set(path, promise);
+    return promise;
+  };
+
+  const respond = (req: IncomingMessage, res: ServerResponse, next: NextHandler, target: Target, entry: CachedDocument | null): void => {
+    const prepared = entry ? prepare(entry, target, chooseEncoding(req.headers['accept-encoding']), common, req.headers['if-none-match'], req.headers['if-modified-since']) : null;
+    if (!prepared) {
+      next();
+      return;
+    }
+    res.writeHead(prepared.status, prepared.headers);
+    res.end(req.method === 'HEAD' ? undefined : prepared.body ?? undefined);
+  };
+
+  return (req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    const cookie = req.headers.cookie;
+    const target = targetOf(req.url ?? '/', cookie !== undefined && cookie.includes(SESSION_COOKIE), req.headers.accept);
+    if (!target) return next();
+    const cached = options.cache.get(target.path);
+    if (cached && (setupComplete || target.setupExempt)) return respond(req, res, next, target, cached);
+    void (async () => {
+      if (!target.setupExempt && !setupComplete) {
+        setupComplete = await isSetupComplete();
+        if (!setupComplete) return next();
+      }
+      respond(req, res, next, target, cached ?? (await load(target.path)));
+    })().catch((error: unknown) => {
+      options.logger.error({ err: error, path: target.path }, 'public document failed');
+      if (!res.headersSent) next();
+    });
+  };
+}
