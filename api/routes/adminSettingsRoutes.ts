@@ -1,6 +1,7 @@
 /** Instance settings for the Site Admin, under dotted keys. */
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
+import { siteSettingsChanged } from '../publicPages/siteDocumentInvalidation.ts';
 import { getAllSettings, setSetting, settingsPatchBody, type SettingKey } from '../settings/instanceSettings.ts';
 
 /** The SMTP password never leaves the server. */
@@ -33,6 +34,8 @@ export const adminSettingsRoutes: AnyRoute[] = [
         for (const [key, value] of Object.entries(changes)) {
           await setSetting(key as SettingKey, value as never, { actorId: user.id, transaction });
         }
+        // The next visitor sees the new landing and legal pages (api/publicPages/).
+        await siteSettingsChanged(transaction, Object.keys(changes));
         await recordAudit(
           {
             actor: auditActorOf(user),

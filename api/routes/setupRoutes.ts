@@ -13,6 +13,7 @@ import { createAccount } from '../commands/accountCreator.ts';
 import { ApiError } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import { presentUser } from '../presenters/userPresenter.ts';
+import { siteSettingsChanged } from '../publicPages/siteDocumentInvalidation.ts';
 import { getSetting, setSetting } from '../settings/instanceSettings.ts';
 import { assertSetupPending, readSetupState } from '../setup/setupState.ts';
 
@@ -87,6 +88,8 @@ export const setupRoutes: AnyRoute[] = [
         await setSetting('instance.baseUrl', body.baseUrl, options);
         await setSetting('instance.defaultLocale', body.defaultLocale, options);
         await setSetting('setup.instanceSavedAt', new Date().toISOString(), options);
+        // Legal pages are served before setup completes; they show the instance's name.
+        await siteSettingsChanged(transaction, ['instance.name', 'instance.baseUrl', 'instance.defaultLocale']);
         await recordAudit({ actor: auditActorOf(user), action: 'setup.instance_saved', details: body, ip: req.ip }, transaction);
       });
       return { body: { instance: body } };
