@@ -6,9 +6,11 @@ import express, { type Express } from 'express';
 import { sessionCookieAuthentication } from './auth/authenticateRequest.ts';
 import { ApiError } from './http/apiError.ts';
 import { createErrorHandler } from './http/errorHandler.ts';
+import { serveFontAsset } from './http/fontAssets.ts';
 import { requestLogging } from './http/requestLogging.ts';
 import { registerRoutes } from './http/routeTable.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
+import { mountSitemap } from './publicPages/sitemap.ts';
 import { internalApiRoutes } from './routes/index.ts';
 import type { AppServices } from './services.ts';
 import { isSetupComplete } from './setup/setupState.ts';
@@ -22,6 +24,7 @@ export async function createApp(services: AppServices, options: { site: boolean 
   app.set('query parser', 'simple');
   app.use(requestLogging(services.logger));
   app.use(securityHeaders({ https: services.config.baseUrl.startsWith('https:') }));
+  app.use((req, res, next) => (serveFontAsset(req, res) ? undefined : next()));
 
   const api = express.Router();
   // application/json and the +json types (e.g. merge-patch+json); routes refuse other bodies (validation.ts).
@@ -29,6 +32,7 @@ export async function createApp(services: AppServices, options: { site: boolean 
   registerRoutes(api, internalApiRoutes, services, { authenticate: sessionCookieAuthentication });
   app.use('/api/v1', api);
   app.use('/api', (_req, _res, next) => next(new ApiError('not_found')));
+  mountSitemap(app, services.sequelize, services.config.baseUrl);
 
   if (options.site) {
     const { mountSite } = await import('./http/mountSite.ts');

@@ -6,9 +6,12 @@ import { adminUserRoutes } from './adminUserRoutes.ts';
 import { authAccountRoutes } from './authAccountRoutes.ts';
 import { authSessionRoutes } from './authSessionRoutes.ts';
 import { favoriteRoutes } from './favoriteRoutes.ts';
+import { feedRoutes } from './feedRoutes.ts';
+import { feedTokenRoutes } from './feedTokenRoutes.ts';
 import { healthRoutes } from './healthRoutes.ts';
 import { homeRoutes } from './homeRoutes.ts';
 import { legalRoutes } from './legalRoutes.ts';
+import { publicReadRoutes } from './publicReadRoutes.ts';
 import { linkRoutes } from './linkRoutes.ts';
 import { grantRoutes } from './grantRoutes.ts';
 import { labelRoutes } from './labelRoutes.ts';
@@ -24,12 +27,16 @@ import { versionRoutes } from './versionRoutes.ts';
 
 export const internalApiRoutes: AnyRoute[] = [
   ...healthRoutes,
+  // Before any `/public/:pondSlug/:pageSlug` route, which would take `feed.xml` for a page slug.
+  ...feedRoutes,
   ...legalRoutes,
+  ...publicReadRoutes,
   ...homeRoutes,
   ...setupRoutes,
   ...authSessionRoutes,
   ...authAccountRoutes,
   ...userRoutes,
+  ...feedTokenRoutes,
   ...pondRoutes,
   ...memberRoutes,
   ...grantRoutes,
