@@ -39,11 +39,15 @@ export function renderSiteMarkdown(markdown: string): string {
   return documentToHtml(markdownToDocument(markdown));
 }
 
-/** The landing page's current text from the settings, rendered. */
-export async function loadHomeContent(): Promise<HomeContent> {
-  const saved = await getSetting('home.content');
-  if (saved.trim()) return { markdown: saved, html: renderSiteMarkdown(saved), isDefault: false };
+/** The landing page for a `home.content` text (saved or previewed): blank counts as empty. */
+export async function homeContentFor(text: string): Promise<HomeContent> {
+  if (text.trim()) return { markdown: text, html: renderSiteMarkdown(text), isDefault: false };
   const [locale, instanceName] = await Promise.all([getSetting('instance.defaultLocale'), getSetting('instance.name')]);
   const markdown = defaultHomeMarkdown(locale, instanceName);
   return { markdown, html: renderSiteMarkdown(markdown), isDefault: true };
+}
+
+/** The landing page's current text from the settings, rendered. */
+export async function loadHomeContent(): Promise<HomeContent> {
+  return homeContentFor(await getSetting('home.content'));
 }

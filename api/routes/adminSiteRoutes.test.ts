@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { documentToHtml, markdownToDocument } from '../../content-pipeline/index.ts';
+import { defaultHomeMarkdown } from '../publicPages/homeContent.ts';
 import { completeSetup, createVerifiedUser } from '../testing/fixtures.ts';
 import { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
@@ -25,17 +26,29 @@ describe('POST /admin/settings/preview', () => {
     const markdown = '# Willkommen\n\nDas ist **unser** Teich.\n\n- eins\n- zwei\n\n[Impressum](/legal/imprint)';
     const response = await admin.post(PATH, { markdown });
     assert.equal(response.status, 200, response.text);
-    assert.deepEqual(Object.keys(response.body), ['html']);
-    assert.equal(response.body.html, documentToHtml(markdownToDocument(markdown)));
+    assert.deepEqual(response.body, { html: documentToHtml(markdownToDocument(markdown)), isDefault: false });
     assert.match(response.body.html, /<h1 id="h-willkommen">Willkommen<\/h1>/);
     assert.match(response.body.html, /<p>Das ist <strong>unser<\/strong> Teich\.<\/p>/);
     assert.match(response.body.html, /<a href="\/legal\/imprint">Impressum<\/a>/);
   });
 
-  test('an empty text renders as nothing', async () => {
-    const response = await admin.post(PATH, { markdown: '' });
-    assert.equal(response.status, 200);
-    assert.equal(response.body.html, '');
+  test('an empty text renders as nothing, for a legal page too', async () => {
+    for (const body of [{ markdown: '' }, { markdown: '', page: 'imprint' }, { markdown: ' \n', page: 'privacy' }]) {
+      const response = await admin.post(PATH, body);
+      assert.equal(response.status, 200);
+      assert.deepEqual(response.body, { html: '', isDefault: false }, JSON.stringify(body));
+    }
+  });
+
+  test('for the landing page a blank text previews the built-in welcome; any other text itself', async () => {
+    const blank = await admin.post(PATH, { markdown: ' \n\t', page: 'home' });
+    assert.equal(blank.status, 200, blank.text);
+    assert.deepEqual(blank.body, { html: documentToHtml(markdownToDocument(defaultHomeMarkdown('en', 'Testteich'))), isDefault: true });
+    const written = await admin.post(PATH, { markdown: 'Hallo', page: 'home' });
+    assert.deepEqual(written.body, { html: '<p>Hallo</p>', isDefault: false });
+    // What GET /home/content would show once the same text is saved.
+    assert.equal((await admin.patch('/admin/settings', { 'home.content': '' })).status, 200);
+    assert.equal((await admin.get('/home/content')).body.html, blank.body.html);
   });
 
   test('markup in the Markdown stays text and script URLs lose their link', async () => {
@@ -66,6 +79,7 @@ describe('POST /admin/settings/preview', () => {
     ['markdown null', { markdown: null }, 'markdown'],
     ['an unknown key', { markdown: 'x', key: 'home.content' }, ''],
     ['an array', ['x'], ''],
+    ['an unknown page', { markdown: 'x', page: 'terms' }, 'page'],
   ];
   for (const [what, body, path] of badBodies) {
     test(`${what}: 400 validation_failed naming "${path}"`, async () => {

@@ -5,11 +5,15 @@
  */
 import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
-import { renderSiteMarkdown } from '../publicPages/homeContent.ts';
+import { homeContentFor, renderSiteMarkdown } from '../publicPages/homeContent.ts';
 import { SETTING_DEFINITIONS } from '../settings/instanceSettings.ts';
 
-/** The same limit as the settings it previews (`home.content`, `legal.*`). */
-const previewBody = z.strictObject({ markdown: SETTING_DEFINITIONS['home.content'].schema });
+const previewBody = z.strictObject({
+  /** The same limit as the settings it previews (`home.content`, `legal.*`). */
+  markdown: SETTING_DEFINITIONS['home.content'].schema,
+  /** `home`: a blank text previews the built-in welcome, as the landing page would show it. */
+  page: z.enum(['home', 'imprint', 'privacy']).optional(),
+});
 
 export const adminSiteRoutes: AnyRoute[] = [
   defineRoute({
@@ -17,6 +21,12 @@ export const adminSiteRoutes: AnyRoute[] = [
     path: '/admin/settings/preview',
     access: { kind: 'siteAdmin' },
     body: previewBody,
-    handler: async ({ body }) => ({ body: { html: renderSiteMarkdown(body.markdown) } }),
+    handler: async ({ body }) => {
+      if (body.page === 'home') {
+        const { html, isDefault } = await homeContentFor(body.markdown);
+        return { body: { html, isDefault } };
+      }
+      return { body: { html: renderSiteMarkdown(body.markdown), isDefault: false } };
+    },
   }),
 ];

@@ -5,5 +5,10 @@ declare namespace App {
      * so server-side reads do not depend on the public host name or a proxy.
      */
     apiOrigin?: string;
+    /**
+     * The generated public document to render (set only by api/publicPages/astroDocumentRenderer.ts
+     * for site/src/pages/-dt/public-document.astro; any other request to that page gets a 404).
+     */
+    publicDocument?: import('../../api/publicPages/publicDocumentModel.ts').PublicDocumentModel;
   }
 }

@@ -57,6 +57,20 @@ export interface PondSummaryView {
   role: 'pond_admin' | 'editor' | 'reader';
 }
 
+/** `GET /users/me/feed-token`: never the secret. */
+export interface FeedTokenStatusView {
+  exists: boolean;
+  createdAt: string | null;
+  lastUsedAt: string | null;
+}
+
+/** `POST /users/me/feed-token`: the secret, once, with a ready feed address per pond of the user. */
+export interface FeedTokenIssuedView {
+  token: string;
+  createdAt: string;
+  feeds: { pondId: string; pondSlug: string; pondName: string; url: string }[];
+}
+
 export interface ListView<T> {
   items: T[];
   nextCursor: string | null;

@@ -1,0 +1,121 @@
+/**
+ * The processes of the public bench: this one (the load generator) on one core and each
+ * server (publicBenchServer.ts) on another, where `taskset` exists and the process may use
+ * two cores — so the client and the server never take CPU from each other, and what is
+ * measured is the server. Servers are under IPC control.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { PublicBenchServerKind, RawResponse, ServerUsage } from './publicBenchServer.ts';
+
+const SERVER_ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'publicBenchServer.ts');
+
+export interface Pinning {
+  used: boolean;
+  /** Why not, or which cores. */
+  description: string;
+  benchCore: number | null;
+  serverCore: number | null;
+}
+
+/** "0-3,6" → [0, 1, 2, 3, 6] */
+function parseCpuList(list: string): number[] {
+  return list
+    .trim()
+    .split(',')
+    .filter((part) => part !== '')
+    .flatMap((part) => {
+      const [from, to] = part.split('-').map(Number) as [number, number | undefined];
+      return to === undefined ? [from] : Array.from({ length: to - from + 1 }, (_, i) => from + i);
+    });
+}
+
+function allowedCpus(pid: number): string {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return /Cpus_allowed_list:\s*(\S+)/.exec(status)?.[1] ?? '?';
+}
+
+/**
+ * Pins this process (every thread it has; threads started later inherit it, and so do child
+ * processes such as the embedded Postgres) to the first allowed core, and leaves the second to
+ * the servers. Call before starting anything else.
+ */
+export function pinBenchProcess(): Pinning {
+  const none = (description: string): Pinning => ({ used: false, description, benchCore: null, serverCore: null });
+  if (process.env.BENCH_NO_PIN === '1') return none('off (BENCH_NO_PIN=1)');
+  const probe = spawnSync('taskset', ['-V'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) return none('taskset not found: not pinned');
+  let cores: number[];
+  try {
+    cores = parseCpuList(allowedCpus(process.pid));
+  } catch {
+    return none('no /proc/<pid>/status: not pinned');
+  }
+  if (cores.length < 2) return none(`only ${cores.length} core allowed: not pinned`);
+  const [benchCore, serverCore] = cores as [number, number];
+  const pinned = spawnSync('taskset', ['-a', '-cp', String(benchCore), String(process.pid)], { encoding: 'utf8' });
+  if (pinned.status !== 0) return none(`taskset failed (${pinned.stderr.trim()}): not pinned`);
+  return { used: true, description: `load generator and Postgres on core ${benchCore} (now ${allowedCpus(process.pid)}), servers on core ${serverCore}`, benchCore, serverCore };
+}
+
+export interface BenchServer {
+  kind: PublicBenchServerKind;
+  port: number;
+  pid: number;
+  /** The cores the server may run on, as the kernel says. */
+  cpus: string;
+  origin: string;
+  usage(): Promise<ServerUsage>;
+  respond(response: RawResponse): Promise<void>;
+  grant(pondId: string, actorId: string): Promise<string>;
+  revoke(pondId: string, grantId: string, actorId: string): Promise<void>;
+  close(timeoutMs?: number): Promise<void>;
+}
+
+export async function startBenchServer(kind: PublicBenchServerKind, pinning: Pinning, env: Record<string, string>): Promise<BenchServer> {
+  // BENCH_PROFILE_DIR: each server writes a V8 CPU profile there when it closes (where does the time go?).
+  const profileDir = process.env.BENCH_PROFILE_DIR;
+  const execArgv = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=public-${kind}-\${pid}.cpuprofile`] : [];
+  const nodeArgs = [...execArgv, SERVER_ENTRY];
+  const [command, args] = pinning.used ? ['taskset', ['-c', String(pinning.serverCore), process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
+  const child: ChildProcess = spawn(command, args, { env: { ...process.env, ...env, BENCH_SERVER: kind }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message: { port: number }) => resolve(message.port));
+    child.once('exit', (code) => reject(new Error(`bench server ${kind} exited with ${code} before it listened`)));
+  });
+  child.removeAllListeners('exit');
+  let nextId = 0;
+  const call = <T>(message: Record<string, unknown>) =>
+    new Promise<T>((resolve, reject) => {
+      const id = (nextId += 1);
+      const listener = (reply: { id: number; result?: T; error?: string }) => {
+        if (reply.id !== id) return;
+        child.off('message', listener);
+        if (reply.error !== undefined) reject(new Error(`${kind} server: ${reply.error}`));
+        else resolve(reply.result as T);
+      };
+      child.on('message', listener);
+      child.send({ ...message, id });
+    });
+  return {
+    kind,
+    port,
+    pid: child.pid!,
+    cpus: allowedCpus(child.pid!),
+    origin: `http://127.0.0.1:${port}`,
+    usage: () => call<ServerUsage>({ command: 'usage' }),
+    respond: async (response) => void (await call({ command: 'respond', response })),
+    grant: async (pondId, actorId) => (await call<{ grantId: string }>({ command: 'grant', pondId, actorId })).grantId,
+    revoke: async (pondId, grantId, actorId) => void (await call({ command: 'revoke', pondId, grantId, actorId })),
+    close: async (timeoutMs = 30_000) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const killer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      child.send({ id: (nextId += 1), command: 'close' });
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
