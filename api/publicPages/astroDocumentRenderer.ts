@@ -54,6 +54,13 @@ function lazyHandler(serverEntry: string): () => Promise<AstroHandler> {
 class CapturingResponse extends ServerResponse {
   readonly chunks: Buffer[] = [];
   ended = false;
+  /** Set when the renderer gave up mid-stream (the status was already written as 200 then). */
+  failure: Error | null = null;
+
+  override destroy(error?: Error): this {
+    this.failure = error ?? new Error('the response was destroyed');
+    return this;
+  }
 
   override write(chunk: unknown, encodingOrCallback?: unknown, callback?: unknown): boolean {
     this.collect(chunk, encodingOrCallback);
@@ -126,6 +133,8 @@ export function createPublicDocumentRenderer(serverEntry: string = SERVER_ENTRY)
     const request = syntheticRequest();
     const response = new CapturingResponse(request);
     await handler(request, response, undefined, { publicDocument: model });
+    // Astro streams: the status is written before the body, so an error while rendering shows as a destroyed response.
+    if (response.failure) throw new Error(`Rendering a public document failed: ${response.failure.message}`);
     if (!response.ended) throw new Error('Rendering a public document did not finish its response');
     if (response.statusCode !== 200) throw new Error(`Rendering a public document answered ${response.statusCode}, not 200`);
     const html = Buffer.concat(response.chunks).toString('utf8');

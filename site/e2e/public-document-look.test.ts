@@ -82,7 +82,9 @@ async function openReader(options: Parameters<Browser['newContext']>[0]): Promis
   return { context, page, problems, fontResponses };
 }
 
-async function shoot(page: Page, shape: string, name: string): Promise<void> {
+async function shoot(page: Page, shape: string, name: string, options: { scrollToTop?: boolean } = {}): Promise<void> {
+  // From the top: a walk with Tab scrolls, and the sticky contents would follow it.
+  if (options.scrollToTop !== false) await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(SHOT_DIR, `public-look-${shape}-${name}.png`), fullPage: true });
 }
 
@@ -139,7 +141,7 @@ describe('the generated public document in Chromium', () => {
       }
       assert.ok(reader.fontResponses.every((response) => response.status === 200), fetched.join(', '));
       assert.deepEqual(reader.problems, [], 'no console errors (a CSP violation would be one)');
-      await shoot(page, 'desktop-en', 'page-no-js');
+      await shoot(page, 'desktop-en', 'page-no-js', { scrollToTop: false });
     } finally {
       await reader.context.close();
     }
@@ -256,6 +258,11 @@ describe('the render route and the 404 page in a browser', () => {
     // 404 page must still render, with the instance defaults.
     const apiOrigin = `http://127.0.0.1:${await freePort()}`;
     siteServer = createServer((req, res) => {
+      if (req.url === '/favicon.svg') {
+        res.writeHead(200, { 'Content-Type': 'image/svg+xml' });
+        res.end(FAVICON);
+        return;
+      }
       if (req.url?.startsWith('/api/')) {
         res.writeHead(503, { 'Content-Type': 'application/json' });
         res.end('{"error":{"code":"unavailable"}}');
