@@ -121,6 +121,15 @@ describe('renderPublicDocumentHtml', () => {
     assert.ok(HOSTILE.includes('<script>'));
   });
 
+  test('the body rewrites touch whole tags only, never text inside an attribute value', async () => {
+    const bodyHtml = '<p><a href="/x" title="<pre><table><img src=x onerror=alert(1)>">link</a></p><pre><code>x</code></pre><table><tbody><tr><td>1</td></tr></tbody></table>';
+    const html = await renderPublicDocumentHtml(richPageModel({ bodyHtml }));
+    assert.ok(html.includes('<a href="/x" title="<pre><table><img src=x onerror=alert(1)>">link</a>'), 'the title is untouched');
+    assert.ok(html.includes('<pre tabindex="0"><code>x</code></pre><table tabindex="0"><tbody>'));
+    const plain = '<p>No code, no table, no tasks.</p>';
+    assert.ok((await renderPublicDocumentHtml(richPageModel({ bodyHtml: plain }))).includes(`<div class="doc-body">${plain}</div>`));
+  });
+
   test('plugin styles are inlined in their own style element and cannot close it', async () => {
     const html = await renderPublicDocumentHtml(richPageModel({ pluginStyles: '.dt-style-chart { color: red } .x::before { content: "</style><script>alert(1)</script>" }' }));
     assert.match(html, /<style data-dt-plugin-styles>\.dt-style-chart \{ color: red \} \.x::before \{ content: "\\3c \/style>\\3c script>alert\(1\)\\3c \/script>" \}<\/style>/);
@@ -225,6 +234,9 @@ describe('renderPublicDocumentHtml', () => {
 describe('assertStaticDocument', () => {
   test('passes script-like text in attribute values, text and style contents', () => {
     assertStaticDocument('<!DOCTYPE html><html><head><meta name="description" content="<script>alert(1)</script>"><style>.x::before{content:"<script>"}</style></head><body><p title=\'onload=x\'>&lt;script&gt; onclick=</p></body></html>');
+    // The sanitizer leaves `<` unescaped inside a title: a value, not a tag and not a URL attribute.
+    assertStaticDocument('<p><a title="<IMG SRC=javascript:alert(&#x27;XSS&#x27;)>" href="/x">x</a><a title=" onclick=alert(1)">y</a></p>');
+    assertStaticDocument('<a href="/field-guide/javascript-basics" title="javascript: the basics">z</a>');
   });
 
   for (const [what, html] of [
@@ -232,8 +244,12 @@ describe('assertStaticDocument', () => {
     ['a script element in upper case', '<SCRIPT src="/x.js"></SCRIPT>'],
     ['a self-closed script', '<script/>'],
     ['an event handler attribute', '<img src="/x.png" onerror="alert(1)">'],
+    ['an unquoted event handler', '<img src=/x.png onerror=alert(1)>'],
     ['an event handler after a quoted value with a >', '<a title="a > b" onclick="alert(1)">x</a>'],
     ['a javascript: URL', '<a href="javascript:alert(1)">x</a>'],
+    ['a javascript: URL in capitals with spaces', '<a href=" JavaScript:alert(1)">x</a>'],
+    ['a javascript: URL written with character references', '<a href="&#106;avascript&#x3A;alert(1)">x</a>'],
+    ['a javascript: URL split by a tab reference', '<img src="java&Tab;script:alert(1)">'],
     ['a meta refresh or policy', '<meta http-equiv="content-security-policy" content="default-src *">'],
   ] as const) {
     test(`throws on ${what}`, () => {

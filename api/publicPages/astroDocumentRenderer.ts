@@ -97,29 +97,45 @@ function syntheticRequest(): IncomingMessage {
 
 /** A comment, a raw-text element's content (skipped), or a tag with its attribute text (quotes respected). */
 const MARKUP = /<!--[\s\S]*?-->|<style\b(?:[^>"']|"[^"]*"|'[^']*')*>[\s\S]*?<\/style\s*>|<\/?([a-zA-Z][^\s/>]*)((?:[^>"']|"[^"]*"|'[^']*')*)>/g;
-const QUOTED_VALUE = /"[^"]*"|'[^']*'/g;
-const EVENT_HANDLER_ATTRIBUTE = /[\s/]on[a-z]+\s*=/i;
-const SCRIPT_URL_ATTRIBUTE = /[\s/](?:href|src|action|formaction|xlink:href)\s*=\s*["']?\s*javascript:/i;
+/** One attribute: its name and its value, double-, single- or unquoted. */
+const ATTRIBUTE = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
+const URL_ATTRIBUTES = new Set(['href', 'src', 'action', 'formaction', 'xlink:href', 'poster', 'data']);
+
+/** An attribute value as a browser reads its scheme: character references decoded, controls and spaces dropped. */
+function urlScheme(value: string): string {
+  const decoded = value
+    .replace(/&#x([0-9a-f]+);?/gi, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)))
+    .replace(/&#(\d+);?/g, (_, decimal: string) => String.fromCodePoint(Number(decimal)))
+    .replace(/&colon;/gi, ':')
+    .replace(/&tab;|&newline;/gi, '');
+  return decoded.replace(/[\u0000-\u0020]/g, '').toLowerCase();
+}
 
 /**
  * Throws when the HTML holds anything that would run, or a policy of Astro's: a `<script>`
  * element, an `on…` handler attribute, a `javascript:` URL, or a `<meta http-equiv>` (which
  * would contradict the public layer's CSP header). Our template has none of these and bodies
  * are sanitized, so a hit means a template or Astro change, and the document must not be
- * stored. Tags are read with their quoted attribute values (a title containing
- * `<script>` sits escaped-enough inside `content="…"` and is no element); style contents are skipped.
+ * stored. Tags are read with their attributes one by one, so text inside a quoted value (a
+ * title reading `<img src=javascript:…>`, which the serializer may leave unescaped there) is
+ * a value, never markup; style contents are skipped.
  */
 export function assertStaticDocument(html: string): void {
   for (const match of html.matchAll(MARKUP)) {
     const name = match[1]?.toLowerCase();
     if (!name) continue;
-    const attributes = match[2] ?? '';
     if (name === 'script') throw new Error('A rendered public document contains a <script> element');
-    if (!/[=:]/.test(attributes)) continue;
-    if (SCRIPT_URL_ATTRIBUTE.test(attributes)) throw new Error(`A rendered public document contains a javascript: URL on <${name}>`);
-    const names = attributes.replace(QUOTED_VALUE, '""');
-    if (EVENT_HANDLER_ATTRIBUTE.test(names)) throw new Error(`A rendered public document contains an event handler attribute on <${name}>`);
-    if (name === 'meta' && /[\s/]http-equiv\s*=/i.test(names)) throw new Error('A rendered public document contains a <meta http-equiv> element');
+    const attributes = match[2] ?? '';
+    if (!attributes.includes('=')) continue;
+    for (const attribute of attributes.matchAll(ATTRIBUTE)) {
+      const attributeName = (attribute[1] ?? '').toLowerCase();
+      const value = attribute[2] ?? attribute[3] ?? attribute[4] ?? '';
+      if (attributeName.startsWith('on')) throw new Error(`A rendered public document contains an event handler attribute on <${name}>`);
+      if (URL_ATTRIBUTES.has(attributeName) && /^(?:javascript|vbscript):/.test(urlScheme(value))) {
+        throw new Error(`A rendered public document contains a script URL on <${name}>`);
+      }
+      if (name === 'meta' && attributeName === 'http-equiv') throw new Error('A rendered public document contains a <meta http-equiv> element');
+    }
   }
 }
 
