@@ -14,7 +14,7 @@ export const messagesDe: Record<MessageKey, string> = {
   'nav.signOut': 'Abmelden',
   'nav.signingOut': 'Abmelden …',
   'nav.signedInAs': 'Angemeldet als {name}',
-  'nav.siteAdmin': 'Website-Seiten',
+  'nav.siteAdmin': 'Verwaltung',
 
   'error.network': 'Der Server ist nicht erreichbar. Prüfe deine Verbindung und versuche es erneut.',
   'error.unexpected': 'Etwas ist schiefgelaufen. Bitte versuche es erneut.',
@@ -237,7 +237,8 @@ export const messagesDe: Record<MessageKey, string> = {
   'adminSite.previewEmpty': 'Leer: Es gibt nichts in der Vorschau zu zeigen.',
   'adminSite.save': 'Speichern',
   'adminSite.saving': 'Wird gespeichert…',
-  'adminSite.saved': 'Gespeichert. Der nächste Besuch sieht die neue Fassung.',
+  'adminSite.saved': 'Gespeichert. Wer die Seite als Nächstes aufruft, sieht die neue Fassung.',
+  'adminSite.saveFailed': 'Nicht gespeichert. {reason}',
   'adminSite.unsaved': 'Ungespeicherte Änderungen.',
   'adminSite.noChanges': 'Noch keine Änderungen.',
   'adminSite.home.view': 'Startseite ansehen',

@@ -15,7 +15,7 @@ export const messagesEn = {
   'nav.signOut': 'Sign out',
   'nav.signingOut': 'Signing out…',
   'nav.signedInAs': 'Signed in as {name}',
-  'nav.siteAdmin': 'Site pages',
+  'nav.siteAdmin': 'Administration',
 
   'error.network': 'The server could not be reached. Check your connection and try again.',
   'error.unexpected': 'Something went wrong. Please try again.',
@@ -236,6 +236,7 @@ export const messagesEn = {
   'adminSite.save': 'Save',
   'adminSite.saving': 'Saving…',
   'adminSite.saved': 'Saved. The next visitor sees the new version.',
+  'adminSite.saveFailed': 'Not saved. {reason}',
   'adminSite.unsaved': 'Unsaved changes.',
   'adminSite.noChanges': 'No changes yet.',
   'adminSite.home.view': 'View landing page',
