@@ -20,7 +20,7 @@ describe('Atom feeds', () => {
     const answer = await fetchFeed(cast, path, token === undefined ? {} : { token });
     assert.equal(answer.status, 200, `${path}: ${answer.text}`);
     const parsed = parseAtom(answer.text);
-    if (!schemaCheckUnavailable()) assertValidAtomSchema(answer.text, path);
+    if (!schemaCheckUnavailable()) await assertValidAtomSchema(answer.text, path);
     else t.diagnostic(`schema check skipped: ${schemaCheckUnavailable()}`);
     return { parsed, xml: answer.text };
   }
