@@ -14,8 +14,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ENTRY = path.join(ROOT, 'site', 'dist', 'server', 'entry.mjs');
 const ASTRO_BIN = path.join(ROOT, 'node_modules', 'astro', 'bin', 'astro.mjs');
 
-/** Everything the bundle is made from: pages, islands, the config, the API modules pages import, dependencies. */
-const SOURCES = ['site/src', 'site/public', 'editor', 'api/i18n', 'astro.config.mjs', 'package-lock.json'];
+/** Everything the bundle is made from: pages, islands, the config, the API modules pages import (texts, the public layout's fonts), dependencies. */
+const SOURCES = ['site/src', 'site/public', 'editor', 'api/i18n', 'api/publicPages/fontFaces.ts', 'api/ponds/fontCatalog.ts', 'astro.config.mjs', 'package-lock.json'];
 
 export type SiteBuildOutcome =
   | { built: false; reason: 'up-to-date' }
