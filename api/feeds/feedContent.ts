@@ -21,6 +21,8 @@ export interface RenderedBody {
 
 /** The cached page HTML with its placeholders degraded to their plain forms. */
 export function feedBodyHtml(cachedHtml: string): string {
+  // Most pages hold no placeholder: skip parsing and re-serializing up to 50 bodies per poll.
+  if (!cachedHtml.includes('data-dt-transclusion') && !cachedHtml.includes('data-dt-plugin')) return cachedHtml;
   return expandPlaceholders(cachedHtml, { resolveTransclusion: () => null });
 }
 

@@ -197,6 +197,20 @@ describe('Atom feeds', () => {
     }
   });
 
+  test('transclusions stay plain links and plugin blocks show their marker, in the pond feed and in a version', async (t) => {
+    const pond = await feedPond(cast, { public: true });
+    await pageWith(cast, pond, 'Target', 'Transcluded secret text.');
+    const page = await pageWith(cast, pond, 'Host', 'Before.\n\n![[target]]\n\n```dt-plugin chart/bar\n{"values":[1,2]}\n```\n\nAfter.');
+    await versionOf(cast, page.id, 'with placeholders');
+    for (const path of [`${pond.slug}/feed.xml`, `${pond.slug}/${page.slug}/feed.xml`]) {
+      const { parsed } = await feed(t, path);
+      const html = parsed.entries!.find((entry) => /Before\./.test(entry.content?.value ?? ''))!.content!.value!;
+      assert.match(html, /<a href="target"[^>]*class="dt-wikilink"[^>]*>target<\/a>/, `${path}: ${html}`);
+      assert.match(html, /\[plugin content\]/);
+      assert.doesNotMatch(html, /data-dt-transclusion|data-dt-plugin|Transcluded secret/, `${path}: no placeholder left, no other page pulled in`);
+    }
+  });
+
   test('only GET and HEAD reach a feed', async () => {
     const pond = await feedPond(cast, { public: true });
     const anonymous = new TestClient(cast.instance.baseUrl);
