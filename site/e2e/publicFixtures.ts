@@ -61,12 +61,6 @@ export async function regenerate(instance: TestInstance): Promise<void> {
   await runQueuedRegeneration({ sequelize: instance.services.sequelize, fallbackBaseUrl: instance.baseUrl }, instance.services.logger);
 }
 
-/** Forgets every stored document, so the next request generates it afresh (on demand). */
-export async function forgetDocuments(instance: TestInstance): Promise<void> {
-  await instance.services.sequelize.query('DELETE FROM public_documents');
-  instance.publicLayer.cache.invalidate('*');
-}
-
 export interface SeenResponse {
   url: string;
   status: number;
@@ -105,7 +99,8 @@ export async function openReader(browser: Browser, origin: string, options: Para
   const problems: string[] = [];
   page.on('response', (response) => responses.push({ url: response.url(), status: response.status() }));
   page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    // A failed load is in `responses` with its status; a test asserts the ones it cares about.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}${message.location().url ? ` (${message.location().url})` : ''}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   mkdirSync(SHOT_DIR, { recursive: true });
