@@ -10,9 +10,9 @@
  *   `If-None-Match` equals the ETag — the least any server can do for the same answer.
  *
  * Talks to the bench over IPC: `{ready, port}` once listening; `usage` answers the process's
- * CPU time, memory and (api) the document cache's size; `grant` / `revoke` run the real grant
- * commands in this process (so "the next request on the same process" is literal); `close`
- * shuts down and exits.
+ * CPU time, memory (after a full collection with `collect`) and (api) the document cache's size; `grant` / `revoke` run the real grant
+ * commands in this process (so "the next request on the same process" is literal);
+ * `measureGeneration` times (d) here (publicGenerationTimings.ts); `close` shuts down and exits.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type OutgoingHttpHeaders, type Server } from 'node:http';
@@ -27,6 +27,7 @@ import { createLogger } from '../../api/logger.ts';
 import { User } from '../../api/models/index.ts';
 import { startAccessChangeListener } from '../../api/policies/accessChangeListener.ts';
 import { startPublicLayer, type PublicLayer } from '../../api/publicPages/publicLayer.ts';
+import { measureGeneration } from './publicGenerationTimings.ts';
 
 export type PublicBenchServerKind = 'api' | 'raw';
 
@@ -45,11 +46,12 @@ export interface ServerUsage {
 }
 
 export type ServerCommand =
-  | { id: number; command: 'usage' }
+  | { id: number; command: 'usage'; collect?: boolean }
   | { id: number; command: 'close' }
   | { id: number; command: 'respond'; response: RawResponse }
   | { id: number; command: 'grant'; pondId: string; actorId: string }
-  | { id: number; command: 'revoke'; pondId: string; grantId: string; actorId: string };
+  | { id: number; command: 'revoke'; pondId: string; grantId: string; actorId: string }
+  | { id: number; command: 'measureGeneration'; pageId: string; markdown: string; fallbackBaseUrl: string; runs: number };
 
 interface Running {
   port: number;
@@ -137,6 +139,7 @@ async function startApi(): Promise<Running> {
         await deleteGrant(message.pondId, message.grantId, { actor: await actor(message.actorId), ip: undefined });
         return { revoked: true };
       }
+      if (message.command === 'measureGeneration') return measureGeneration(services.sequelize, message);
       throw new Error(`the api server does not know ${message.command}`);
     },
     close: async () => {
@@ -164,6 +167,8 @@ if (kind !== 'api' && kind !== 'raw') throw new Error(`unknown BENCH_SERVER ${ki
 const running = kind === 'api' ? await startApi() : await startRaw();
 process.on('message', (message: ServerCommand) => {
   if (message.command === 'usage') {
+    // A full collection first, when asked and allowed (`--expose-gc`): what is kept, not what awaits the collector.
+    if (message.collect) (globalThis as { gc?: () => void }).gc?.();
     process.send!({ id: message.id, result: usageOf(running) });
     return;
   }

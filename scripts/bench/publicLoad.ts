@@ -70,8 +70,8 @@ export interface RoundResult {
   latencies: number[];
   /** Responses with another status than expected, and socket errors. */
   unexpected: number;
-  /** Server CPU time ÷ wall time over the round (1 = one core busy throughout). */
-  serverCpu: number;
+  /** Server CPU seconds spent over the round. */
+  serverCpuSeconds: number;
 }
 
 export async function loadRound(server: BenchServer, options: LoadOptions): Promise<RoundResult> {
@@ -79,15 +79,19 @@ export async function loadRound(server: BenchServer, options: LoadOptions): Prom
   let unexpected = 0;
   const before = await server.usage();
   const started = process.hrtime.bigint();
-  const instance = autocannon({ url: `${server.origin}${options.path}`, headers: options.headers, connections: options.connections, duration: options.duration });
-  instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-    latencies.push(responseTime);
-    if (statusCode !== options.expectStatus) unexpected += 1;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      { url: `${server.origin}${options.path}`, headers: options.headers, connections: options.connections, duration: options.duration },
+      (error, finished) => (error ? reject(error) : resolve(finished)),
+    );
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      latencies.push(responseTime);
+      if (statusCode !== options.expectStatus) unexpected += 1;
+    });
   });
-  const result = await instance;
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const after = await server.usage();
-  return { requests: latencies.length, seconds, latencies, unexpected: unexpected + result.errors, serverCpu: (after.cpuMicros - before.cpuMicros) / 1e6 / seconds };
+  return { requests: latencies.length, seconds, latencies, unexpected: unexpected + result.errors, serverCpuSeconds: (after.cpuMicros - before.cpuMicros) / 1e6 };
 }
 
 export interface Summary {
@@ -98,7 +102,10 @@ export interface Summary {
   p99: number;
   requests: number;
   unexpected: number;
+  /** Server CPU time ÷ wall time (1 = one core busy throughout; well below: the load generator was the limit, or the core was shared). */
   serverCpu: number;
+  /** Server CPU time per request, microseconds: the server's cost, whoever was the limit. */
+  cpuPerRequest: number;
 }
 
 /** Percentile of an ascending array (nearest rank). */
@@ -121,7 +128,8 @@ function summarize(rounds: RoundResult[]): Summary {
     p99: percentile(latencies, 0.99),
     requests: latencies.length,
     unexpected: rounds.reduce((sum, round) => sum + round.unexpected, 0),
-    serverCpu: median(rounds.map((round) => round.serverCpu)),
+    serverCpu: rounds.reduce((sum, round) => sum + round.serverCpuSeconds, 0) / rounds.reduce((sum, round) => sum + round.seconds, 0),
+    cpuPerRequest: (rounds.reduce((sum, round) => sum + round.serverCpuSeconds, 0) * 1e6) / latencies.length,
   };
 }
 

@@ -11,7 +11,7 @@
  */
 import { generateNKeysBetween } from 'fractional-indexing';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { documentToHtml, documentToMarkdown, extract, markdownToDocument, type DocumentJson } from '../../content-pipeline/index.ts';
+import { documentToHtml, documentToMarkdown, extract, markdownToDocument } from '../../content-pipeline/index.ts';
 import { saveDerivedData } from '../../api/documents/derivedData.ts';
 import { setSetting } from '../../api/settings/instanceSettings.ts';
 import { wordPageMarkdown } from './wordPage.ts';
@@ -22,7 +22,6 @@ export interface SeededPage {
   /** The human URL path. */
   path: string;
   markdown: string;
-  document: DocumentJson;
 }
 
 export interface PublicBenchData {
@@ -53,10 +52,8 @@ async function insertPage(select: Select, pondId: string, ownerId: string, page:
 }
 
 /** Writes a page's content the way every save does. */
-async function save(sequelize: Sequelize, pageId: string, ownerId: string, markdown: string): Promise<DocumentJson> {
-  const document = markdownToDocument(markdown);
-  await saveDerivedData(sequelize, { pageId, document, authorIds: [ownerId] });
-  return document;
+async function save(sequelize: Sequelize, pageId: string, ownerId: string, markdown: string): Promise<void> {
+  await saveDerivedData(sequelize, { pageId, document: markdownToDocument(markdown), authorIds: [ownerId] });
 }
 
 /** A short archive page: three paragraphs, a list and a heading; the number makes each page's text its own. */
@@ -125,7 +122,7 @@ export async function seedPublicBench(sequelize: Sequelize, options: { guideWord
   const guideId = await insertPage(select, handbookId, ownerId, { slug: 'guide', title: 'Der Dorfteich', parentId: startId, position: guidePosition });
   await save(sequelize, startId, ownerId, '# Start\n\nWillkommen im Handbuch. Weiter mit [[guide|dem Dorfteich]].\n');
   const markdown = wordPageMarkdown(options.guideWords);
-  const document = await save(sequelize, guideId, ownerId, markdown);
+  await save(sequelize, guideId, ownerId, markdown);
   const childPositions = generateNKeysBetween(null, null, 3);
   for (const [index, position] of childPositions.entries()) {
     const childId = await insertPage(select, handbookId, ownerId, { slug: `ufer-${index + 1}`, title: `Ufer ${index + 1}`, parentId: guideId, position });
@@ -140,7 +137,7 @@ export async function seedPublicBench(sequelize: Sequelize, options: { guideWord
   await sequelize.query('ANALYZE');
   return {
     ownerId,
-    guide: { pondId: handbookId, pageId: guideId, path: '/handbook/guide', markdown, document },
+    guide: { pondId: handbookId, pageId: guideId, path: '/handbook/guide', markdown },
     revocable: { pondId: revocableId, path: '/revocable/notice' },
     archive,
   };

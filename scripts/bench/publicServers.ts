@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PublicBenchServerKind, RawResponse, ServerUsage } from './publicBenchServer.ts';
+import type { GenerationTimings } from './publicGenerationTimings.ts';
 
 const SERVER_ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'publicBenchServer.ts');
 
@@ -67,10 +68,12 @@ export interface BenchServer {
   /** The cores the server may run on, as the kernel says. */
   cpus: string;
   origin: string;
-  usage(): Promise<ServerUsage>;
+  /** `collect`: after a full garbage collection (the server runs with `--expose-gc`). */
+  usage(collect?: boolean): Promise<ServerUsage>;
   respond(response: RawResponse): Promise<void>;
   grant(pondId: string, actorId: string): Promise<string>;
   revoke(pondId: string, grantId: string, actorId: string): Promise<void>;
+  measureGeneration(input: { pageId: string; markdown: string; fallbackBaseUrl: string; runs: number }): Promise<GenerationTimings>;
   close(timeoutMs?: number): Promise<void>;
 }
 
@@ -78,7 +81,7 @@ export async function startBenchServer(kind: PublicBenchServerKind, pinning: Pin
   // BENCH_PROFILE_DIR: each server writes a V8 CPU profile there when it closes (where does the time go?).
   const profileDir = process.env.BENCH_PROFILE_DIR;
   const execArgv = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=public-${kind}-\${pid}.cpuprofile`] : [];
-  const nodeArgs = [...execArgv, SERVER_ENTRY];
+  const nodeArgs = ['--expose-gc', ...execArgv, SERVER_ENTRY];
   const [command, args] = pinning.used ? ['taskset', ['-c', String(pinning.serverCore), process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
   const child: ChildProcess = spawn(command, args, { env: { ...process.env, ...env, BENCH_SERVER: kind }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve, reject) => {
@@ -105,10 +108,11 @@ export async function startBenchServer(kind: PublicBenchServerKind, pinning: Pin
     pid: child.pid!,
     cpus: allowedCpus(child.pid!),
     origin: `http://127.0.0.1:${port}`,
-    usage: () => call<ServerUsage>({ command: 'usage' }),
+    usage: (collect = false) => call<ServerUsage>({ command: 'usage', collect }),
     respond: async (response) => void (await call({ command: 'respond', response })),
     grant: async (pondId, actorId) => (await call<{ grantId: string }>({ command: 'grant', pondId, actorId })).grantId,
     revoke: async (pondId, grantId, actorId) => void (await call({ command: 'revoke', pondId, grantId, actorId })),
+    measureGeneration: (input) => call<GenerationTimings>({ command: 'measureGeneration', ...input }),
     close: async (timeoutMs = 30_000) => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));

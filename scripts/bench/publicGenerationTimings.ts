@@ -1,0 +1,43 @@
+/**
+ * (d) of the public bench: generating one page's document against the content pipeline's
+ * HTML render of the same page, with the parts of a generation timed alongside (data load,
+ * Astro layout render, encoding) to show where the time goes. Runs in the API process (see
+ * publicBenchServer.ts), the process that generates documents on demand, so its queries go to
+ * a Postgres on the other core as they would in production.
+ */
+import type { Sequelize } from 'sequelize';
+import { documentToHtml, markdownToDocument } from '../../content-pipeline/index.ts';
+import { renderDocument } from '../../api/documents/derivedData.ts';
+import { renderPublicDocumentHtml } from '../../api/publicPages/astroDocumentRenderer.ts';
+import { loadPublicPageData } from '../../api/publicPages/publicDocumentData.ts';
+import { encodeDocument, generatePageDocument, loadSiteContext, pageModel } from '../../api/publicPages/publicDocumentGenerator.ts';
+import { regeneratePage } from '../../api/publicPages/publicDocumentService.ts';
+import { measureAlternating, type Timing } from './timing.ts';
+
+export type GenerationTimings = Record<'render' | 'saveRender' | 'generate' | 'regenerate' | 'load' | 'astro' | 'encode', Timing>;
+
+export async function measureGeneration(sequelize: Sequelize, input: { pageId: string; markdown: string; fallbackBaseUrl: string; runs: number }): Promise<GenerationTimings> {
+  // The page's document as every save has it: parsed from the same Markdown.
+  const document = markdownToDocument(input.markdown);
+  const site = await loadSiteContext(input.fallbackBaseUrl);
+  const context = { sequelize, fallbackBaseUrl: input.fallbackBaseUrl };
+  const pageData = await loadPublicPageData(sequelize, input.pageId);
+  if (!pageData) throw new Error(`page ${input.pageId} is not public`);
+  const html = await renderPublicDocumentHtml(pageModel(site, pageData));
+  return measureAlternating(
+    {
+      // The baseline: the pipeline's HTML render of the page's document.
+      render: async () => documentToHtml(document),
+      // What a save renders: HTML, Markdown and the extraction.
+      saveRender: async () => renderDocument(document),
+      // The subject: load, layout, gzip, brotli, ETag.
+      generate: () => generatePageDocument(sequelize, site, input.pageId),
+      // The same with the site settings, the transaction and lock, and the store (of unchanged bytes).
+      regenerate: () => regeneratePage(context, input.pageId),
+      load: () => loadPublicPageData(sequelize, input.pageId),
+      astro: () => renderPublicDocumentHtml(pageModel(site, pageData)),
+      encode: async () => encodeDocument(html),
+    },
+    { warmup: 5, runs: input.runs },
+  );
+}
