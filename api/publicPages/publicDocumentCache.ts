@@ -1,7 +1,8 @@
 /**
  * The API process's in-memory copy of stored public documents, keyed by lowercased path,
- * least recently used first out once the byte budget is exceeded. Entries carry their
- * response headers ready to write, so a hit costs a Map lookup and one `writeHead`.
+ * least recently used first out once the byte budget is exceeded. The hot path builds each
+ * entry's response headers once (publicHotPath.ts), so a hit costs a Map lookup and one
+ * `writeHead`.
  *
  * Invalidation: `public_documents_changed` (from any process) and this process's own commits
  * drop entries by path or by pond (`pond:<id>`), `*` drops everything. A load that started
@@ -21,7 +22,12 @@ export interface CachedDocument {
   markdown: Buffer | null;
   content: Buffer | null;
   size: number;
+  /** The cache's own bookkeeping: its move counter when it last put this entry at the recent end. */
+  movedAt: number;
 }
+
+/** The entry object, its strings, and the prepared headers of one or two representations. */
+const ENTRY_OVERHEAD_BYTES = 2_048;
 
 export function toCachedDocument(document: StoredDocument): CachedDocument {
   const markdown = document.markdown === null ? null : Buffer.from(document.markdown, 'utf8');
@@ -35,8 +41,10 @@ export function toCachedDocument(document: StoredDocument): CachedDocument {
     body,
     markdown,
     content,
-    // Buffers plus a rough allowance for the entry and its strings.
-    size: body.br.length + body.gzip.length + body.identity.length + (markdown?.length ?? 0) + (content?.length ?? 0) + 512,
+    // Buffers plus a rough allowance for the entry, its strings and the response headers the
+    // hot path builds for it (about 1.2 KB per representation served, measured).
+    size: body.br.length + body.gzip.length + body.identity.length + (markdown?.length ?? 0) + (content?.length ?? 0) + ENTRY_OVERHEAD_BYTES,
+    movedAt: 0,
   };
 }
 
@@ -44,6 +52,8 @@ export class PublicDocumentCache {
   private readonly entries = new Map<string, CachedDocument>();
   private bytes = 0;
   private generation = 0;
+  /** Counts insertions and moves to the recent end (see `get`). */
+  private moves = 0;
   readonly budgetBytes: number;
 
   constructor(budgetBytes: number) {
@@ -60,10 +70,14 @@ export class PublicDocumentCache {
 
   get(path: string): CachedDocument | undefined {
     const entry = this.entries.get(path);
-    if (entry) {
-      // Most recently used last: re-insertion keeps Map order as the LRU order.
+    // Most recently used last: re-insertion keeps Map order as the LRU order. At most
+    // `moves - movedAt` entries were put after this one, so while that is under half the
+    // entries it is in the recent half already and stays put: a hot page is not re-inserted
+    // on every hit (two Map writes each), and the older half still leaves first.
+    if (entry && this.moves - entry.movedAt > this.entries.size >> 1) {
       this.entries.delete(path);
       this.entries.set(path, entry);
+      entry.movedAt = ++this.moves;
     }
     return entry;
   }
@@ -77,6 +91,7 @@ export class PublicDocumentCache {
     if (loadToken !== this.generation || entry.size > this.budgetBytes) return;
     this.remove(entry.path);
     this.entries.set(entry.path, entry);
+    entry.movedAt = ++this.moves;
     this.bytes += entry.size;
     for (const [path, oldest] of this.entries) {
       if (this.bytes <= this.budgetBytes) break;

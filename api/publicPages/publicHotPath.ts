@@ -1,8 +1,9 @@
 /**
  * The public hot path: answers requests for generated public documents before the Express
  * router and Astro ever see them. A cache hit is a Map lookup and one `writeHead` + `end`
- * with headers prepared when the entry was loaded; a miss reads the stored row (generating it
- * once when storage has none, publicDocumentService.ts) and caches it.
+ * with headers built once per entry and representation (on its first request); a miss reads
+ * the stored row (generating it once when storage has none, publicDocumentService.ts) and
+ * caches it.
  *
  * Served here (GET and HEAD):
  *   /                                  landing page (visitors: no session cookie)
@@ -27,16 +28,20 @@ export const PUBLIC_DOCUMENT_CSP =
   "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const SESSION_COOKIE = 'dt_session=';
+/** The hot path remembers the targets of this many URLs of at most this length (see createPublicHotPath). */
+const MEMO_TARGETS = 1_000;
+const MEMO_URL_LENGTH = 512;
 const SLUG = /^[a-z0-9][a-z0-9-]{0,199}$/;
 
 type Representation = 'html' | 'markdown' | 'content';
 
+/** Shared between requests of the same URL (see createPublicHotPath): never changed once made. */
 interface Target {
-  path: string;
-  representation: Representation;
+  readonly path: string;
+  readonly representation: Representation;
   /** The human page URL negotiates Markdown through `Accept`. */
-  negotiates: boolean;
-  setupExempt: boolean;
+  readonly negotiates: boolean;
+  readonly setupExempt: boolean;
 }
 
 /** What a request path asks for, or null when the hot path has nothing to do with it. */
@@ -88,9 +93,14 @@ function qualityOf(header: string, token: string): number {
   return 0;
 }
 
+const LISTS_BR = /(?:^|,)[ \t]*br[ \t]*(?:,|$)/i;
+const LISTS_GZIP = /(?:^|,)[ \t]*gzip[ \t]*(?:,|$)/i;
+
 /** br, then gzip, then identity; a coding listed with q=0 is refused. */
 export function chooseEncoding(acceptEncoding: string | undefined): Encoding {
   if (!acceptEncoding) return 'identity';
+  // Without q-values (what browsers send) every listed coding is wanted: no parsing on the hot path.
+  if (!acceptEncoding.includes(';')) return LISTS_BR.test(acceptEncoding) ? 'br' : LISTS_GZIP.test(acceptEncoding) ? 'gzip' : 'identity';
   if (acceptEncoding.includes('br') && qualityOf(acceptEncoding, 'br') > 0) return 'br';
   if (acceptEncoding.includes('gzip') && qualityOf(acceptEncoding, 'gzip') > 0) return 'gzip';
   return 'identity';
@@ -128,13 +138,19 @@ function baseHeaders(https: boolean): Record<string, string> {
   return headers;
 }
 
-interface Prepared {
-  status: number;
-  headers: Record<string, string | number>;
-  body: Buffer | null;
+/**
+ * One representation of a cached document (HTML in one encoding, Markdown or JSON) with its
+ * 200 and 304 headers built once, on its first request: a hit writes them as they are.
+ */
+interface Variant {
+  etag: string;
+  ok: Record<string, string | number>;
+  notModified: Record<string, string | number>;
+  body: Buffer;
+  lastModifiedMs: number;
 }
 
-function prepare(entry: CachedDocument, target: Target, encoding: Encoding, common: Record<string, string>, ifNoneMatch: string | undefined, ifModifiedSince: string | undefined): Prepared | null {
+function buildVariant(entry: CachedDocument, target: Target, encoding: Encoding, common: Record<string, string>): Variant | null {
   let body: Buffer;
   let type: string;
   let etag: string;
@@ -156,12 +172,17 @@ function prepare(entry: CachedDocument, target: Target, encoding: Encoding, comm
     etag = variantEtag(entry.etag, '-json');
   }
   const vary = target.negotiates ? 'Accept, Accept-Encoding' : 'Accept-Encoding';
-  const headers: Record<string, string | number> = { ...common, 'Content-Type': type, ETag: etag, 'Last-Modified': entry.lastModified, Vary: vary };
-  const notModified = ifNoneMatch !== undefined ? matchesEtag(ifNoneMatch, entry.etag) : ifModifiedSince !== undefined && Date.parse(ifModifiedSince) >= Date.parse(entry.lastModified);
-  if (notModified) return { status: 304, headers, body: null };
-  if (contentEncoding !== 'identity') headers['Content-Encoding'] = contentEncoding;
-  headers['Content-Length'] = body.length;
-  return { status: 200, headers, body };
+  const notModified: Record<string, string | number> = { ...common, 'Content-Type': type, ETag: etag, 'Last-Modified': entry.lastModified, Vary: vary };
+  const ok: Record<string, string | number> = { ...notModified };
+  if (contentEncoding !== 'identity') ok['Content-Encoding'] = contentEncoding;
+  ok['Content-Length'] = body.length;
+  return { etag, ok, notModified, body, lastModifiedMs: Date.parse(entry.lastModified) };
+}
+
+function isNotModified(entry: CachedDocument, variant: Variant, ifNoneMatch: string | undefined, ifModifiedSince: string | undefined): boolean {
+  // The common revalidation sends back exactly the ETag it was given: no list to parse.
+  if (ifNoneMatch !== undefined) return ifNoneMatch === variant.etag || matchesEtag(ifNoneMatch, entry.etag);
+  return ifModifiedSince !== undefined && Date.parse(ifModifiedSince) >= variant.lastModifiedMs;
 }
 
 export interface PublicHotPathOptions {
@@ -194,20 +215,52 @@ export function createPublicHotPath(options: PublicHotPathOptions): (req: Incomi
     return promise;
   };
 
+  // Per cached entry, its variants by representation, encoding and negotiation; they go with the entry.
+  const variants = new WeakMap<CachedDocument, Map<string, Variant | null>>();
+  const variantOf = (entry: CachedDocument, target: Target, encoding: Encoding): Variant | null => {
+    let built = variants.get(entry);
+    if (!built) variants.set(entry, (built = new Map()));
+    const key = `${target.representation}:${target.representation === 'html' ? encoding : ''}:${target.negotiates}`;
+    let variant = built.get(key);
+    if (variant === undefined) built.set(key, (variant = buildVariant(entry, target, encoding, common)));
+    return variant;
+  };
+
   const respond = (req: IncomingMessage, res: ServerResponse, next: NextHandler, target: Target, entry: CachedDocument | null): void => {
-    const prepared = entry ? prepare(entry, target, chooseEncoding(req.headers['accept-encoding']), common, req.headers['if-none-match'], req.headers['if-modified-since']) : null;
-    if (!prepared) {
+    const variant = entry ? variantOf(entry, target, chooseEncoding(req.headers['accept-encoding'])) : null;
+    if (!entry || !variant) {
       next();
       return;
     }
-    res.writeHead(prepared.status, prepared.headers);
-    res.end(req.method === 'HEAD' ? undefined : prepared.body ?? undefined);
+    if (isNotModified(entry, variant, req.headers['if-none-match'], req.headers['if-modified-since'])) {
+      res.writeHead(304, variant.notModified);
+      res.end();
+      return;
+    }
+    res.writeHead(200, variant.ok);
+    res.end(req.method === 'HEAD' ? undefined : variant.body);
+  };
+
+  // Targets of URLs read before. Without a session and without Markdown in `Accept` the URL
+  // alone decides (see targetOf), so a hit on a hot page skips the parsing and its Map key is
+  // a string whose hash is already known. Bounded: short URLs only, cleared when full.
+  const targets = new Map<string, Target>();
+  const targetFor = (url: string, hasSession: boolean, accept: string | undefined): Target | null => {
+    if (hasSession || url.length > MEMO_URL_LENGTH || (accept !== undefined && accept.includes('text/markdown'))) return targetOf(url, hasSession, accept);
+    const known = targets.get(url);
+    if (known) return known;
+    const target = targetOf(url, false, accept);
+    if (target) {
+      if (targets.size >= MEMO_TARGETS) targets.clear();
+      targets.set(url, target);
+    }
+    return target;
   };
 
   return (req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     const cookie = req.headers.cookie;
-    const target = targetOf(req.url ?? '/', cookie !== undefined && cookie.includes(SESSION_COOKIE), req.headers.accept);
+    const target = targetFor(req.url ?? '/', cookie !== undefined && cookie.includes(SESSION_COOKIE), req.headers.accept);
     if (!target) return next();
     const cached = options.cache.get(target.path);
     if (cached && (setupComplete || target.setupExempt)) return respond(req, res, next, target, cached);
