@@ -2,8 +2,8 @@
  * Checks every feed test runs on what a feed route sent: well-formed XML 1.0 (fast-xml-parser's
  * validator, plus the characters XML forbids, which that validator lets pass), parsed by a real
  * Atom parser (feedsmith), and valid against RFC 4287's RELAX NG schema and its two Schematron
- * rules with `jing` when jing and the schemas are there (`../shared/schemas/atom` beside the
- * repository, as CI has it). Without them the schema check is skipped, saying why.
+ * rules with `jing` (the schemas, RFC 4287 Appendix B, live in api/feeds/schemas/). Without
+ * jing on the machine the schema check is skipped, saying why; .ci/run installs it.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { XMLValidator } from 'fast-xml-parser';
 import { parseAtomFeed } from 'feedsmith';
 
-export const ATOM_SCHEMA_DIR = path.resolve(fileURLToPath(new URL('../../../shared/schemas/atom', import.meta.url)));
+export const ATOM_SCHEMA_DIR = path.resolve(fileURLToPath(new URL('../feeds/schemas', import.meta.url)));
 
 const FORBIDDEN_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { XSS_VECTORS } from '../../content-pipeline/html/xssVectors.ts';
+import { XSS_VECTORS } from '../../content-pipeline/index.ts';
 import { launchChromium } from './browserSession.ts';
 import { createPage, createPond, DESKTOP, grantPublic, openReader, patchSettings, startPublicInstance, type PublicInstance } from './publicFixtures.ts';
 import { executableMarkup, guard, type GuardedReader } from './xssDetector.ts';
