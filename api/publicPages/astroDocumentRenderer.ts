@@ -101,13 +101,19 @@ const MARKUP = /<!--[\s\S]*?-->|<style\b(?:[^>"']|"[^"]*"|'[^']*')*>[\s\S]*?<\/s
 const ATTRIBUTE = /([^\s"'>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
 const URL_ATTRIBUTES = new Set(['href', 'src', 'action', 'formaction', 'xlink:href', 'poster', 'data']);
 
-/** An attribute value as a browser reads its scheme: character references decoded, controls and spaces dropped. */
+/** A numeric character reference as a browser decodes it (out-of-range code points become U+FFFD). */
+function codePoint(value: number): string {
+  return value <= 0x10ffff ? String.fromCodePoint(value) : '\uFFFD';
+}
+
+/**
+ * An attribute value as a browser reads its scheme: character references decoded in one pass
+ * (as a browser does: `&#x26;#106;` is the text `&#106;`, not a `j`), controls and spaces dropped.
+ */
 function urlScheme(value: string): string {
-  const decoded = value
-    .replace(/&#x([0-9a-f]+);?/gi, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)))
-    .replace(/&#(\d+);?/g, (_, decimal: string) => String.fromCodePoint(Number(decimal)))
-    .replace(/&colon;/gi, ':')
-    .replace(/&tab;|&newline;/gi, '');
+  const decoded = value.replace(/&(?:#x([0-9a-f]+)|#(\d+)|(colon)|tab|newline);?/gi, (_, hex?: string, decimal?: string, colon?: string) =>
+    hex ? codePoint(Number.parseInt(hex, 16)) : decimal ? codePoint(Number(decimal)) : colon ? ':' : '',
+  );
   return decoded.replace(/[\u0000-\u0020]/g, '').toLowerCase();
 }
 
