@@ -6,8 +6,9 @@
  *
  * Invalidation: `public_documents_changed` (from any process) and this process's own commits
  * drop entries by path or by pond (`pond:<id>`), `*` drops everything. A load that started
- * before an invalidation is not cached (generation counter), so a copy read just before a
- * change can never outlive it.
+ * before an invalidation of its path (or of a pond, or of everything) is not cached, so a copy
+ * read just before a change can never outlive it; loads of other paths are unaffected, so a
+ * stream of changes elsewhere does not keep the cache empty.
  */
 import type { StoredDocument } from './publicDocumentStore.ts';
 
@@ -48,10 +49,19 @@ export function toCachedDocument(document: StoredDocument): CachedDocument {
   };
 }
 
+export interface LoadTicket {
+  path: string;
+  broadGeneration: number;
+  /** Set when the path is invalidated while the load is in flight. */
+  stale: boolean;
+}
+
 export class PublicDocumentCache {
   private readonly entries = new Map<string, CachedDocument>();
   private bytes = 0;
-  private generation = 0;
+  /** Bumped by changes not named by path (`*`, `pond:<id>`): every load in flight is stale. */
+  private broadGeneration = 0;
+  private readonly loading = new Map<string, Set<LoadTicket>>();
   /** Counts insertions and moves to the recent end (see `get`). */
   private moves = 0;
   readonly budgetBytes: number;
@@ -82,13 +92,25 @@ export class PublicDocumentCache {
     return entry;
   }
 
-  /** A token to pass to `set`: the entry is kept only if nothing was invalidated meanwhile. */
-  startLoad(): number {
-    return this.generation;
+  /** A ticket to pass to `set` (or `abandon`): its entry is kept only if its path was not invalidated meanwhile. */
+  startLoad(path: string): LoadTicket {
+    const ticket: LoadTicket = { path, broadGeneration: this.broadGeneration, stale: false };
+    let tickets = this.loading.get(path);
+    if (!tickets) this.loading.set(path, (tickets = new Set()));
+    tickets.add(ticket);
+    return ticket;
   }
 
-  set(entry: CachedDocument, loadToken: number): void {
-    if (loadToken !== this.generation || entry.size > this.budgetBytes) return;
+  /** The load found nothing to cache. */
+  abandon(ticket: LoadTicket): void {
+    const tickets = this.loading.get(ticket.path);
+    tickets?.delete(ticket);
+    if (tickets?.size === 0) this.loading.delete(ticket.path);
+  }
+
+  set(entry: CachedDocument, ticket: LoadTicket): void {
+    this.abandon(ticket);
+    if (ticket.stale || ticket.broadGeneration !== this.broadGeneration || entry.path !== ticket.path || entry.size > this.budgetBytes) return;
     this.remove(entry.path);
     this.entries.set(entry.path, entry);
     entry.movedAt = ++this.moves;
@@ -109,7 +131,8 @@ export class PublicDocumentCache {
 
   /** Applies one change: a path, `pond:<id>`, or `*`. */
   invalidate(change: string): void {
-    this.generation += 1;
+    if (change === '*' || change.startsWith('pond:')) this.broadGeneration += 1;
+    else for (const ticket of this.loading.get(change) ?? []) ticket.stale = true;
     if (change === '*') {
       this.entries.clear();
       this.bytes = 0;

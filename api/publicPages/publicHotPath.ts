@@ -202,13 +202,19 @@ export function createPublicHotPath(options: PublicHotPathOptions): (req: Incomi
   const load = (path: string): Promise<CachedDocument | null> => {
     const pending = loading.get(path);
     if (pending) return pending;
-    const token = options.cache.startLoad();
+    const ticket = options.cache.startLoad(path);
     const promise = documentAtPath(options.generation, path)
       .then((stored) => {
-        if (!stored) return null;
+        if (!stored) {
+          options.cache.abandon(ticket);
+          return null;
+        }
         const entry = toCachedDocument(stored);
-        options.cache.set(entry, token);
+        options.cache.set(entry, ticket);
         return entry;
+      }, (error: unknown) => {
+        options.cache.abandon(ticket);
+        throw error;
       })
       .finally(() => loading.delete(path));
     loading.set(path, promise);
