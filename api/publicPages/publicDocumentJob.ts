@@ -16,6 +16,7 @@
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Logger } from '../logger.ts';
+import type { QueuedChange } from './publicDocumentQueue.ts';
 import { regeneratePage, regeneratePondIndex, regenerateSiteDocument, SITE_DOCUMENT_KEYS, type GenerationContext } from './publicDocumentService.ts';
 
 /** Changes arriving together are handled together: a save burst costs one generation. */
@@ -86,14 +87,38 @@ export async function runQueuedRegeneration(context: GenerationContext, logger: 
     const changedPages = [...new Set(rows.filter((row) => row.page_id && !wholePonds.has(row.pond_id!)).map((row) => row.page_id!))];
 
     const pages = new Set([...(await storedPagesOf(context.sequelize, [...wholePonds])), ...(await affectedPages(context.sequelize, changedPages))]);
-    const count = async (work: Promise<{ changed: boolean }>) => {
-      const { changed } = await work;
-      report.generated += 1;
-      if (changed) report.changed += 1;
+    // One failing document must not leave the rest of the batch stale: it goes back on the
+    // queue, the others are done, and the job fails so Graphile retries it with backoff.
+    const failed: QueuedChange[] = [];
+    const count = async (work: () => Promise<{ changed: boolean }>, retry: QueuedChange) => {
+      try {
+        const { changed } = await work();
+        report.generated += 1;
+        if (changed) report.changed += 1;
+      } catch (error) {
+        logger.error({ err: error, ...retry }, 'public document generation failed');
+        failed.push(retry);
+      }
     };
-    for (const pageId of pages) await count(regeneratePage(context, pageId));
-    for (const pondId of indexPonds) await count(regeneratePondIndex(context, pondId));
-    if (site) for (const key of SITE_DOCUMENT_KEYS) await count(regenerateSiteDocument(context, key));
+    for (const pageId of pages) await count(() => regeneratePage(context, pageId), { pondId: null, pageId });
+    for (const pondId of indexPonds) await count(() => regeneratePondIndex(context, pondId), { pondId, pageId: null, treeChanged: true });
+    if (site) for (const key of SITE_DOCUMENT_KEYS) await count(() => regenerateSiteDocument(context, key), { pondId: null, pageId: null });
     logger.debug({ ...report, queued: rows.length }, 'public documents regenerated');
+    if (failed.length > 0) {
+      await requeue(context.sequelize, failed);
+      throw new Error(`${failed.length} public document(s) failed to generate; queued again`);
+    }
   }
+}
+
+/** Puts failed work back on the queue (a page under its current pond; a purged page is dropped). */
+async function requeue(sequelize: Sequelize, changes: readonly QueuedChange[]): Promise<void> {
+  const pageIds = changes.flatMap((change) => (change.pageId ? [change.pageId] : []));
+  const others = changes.filter((change) => !change.pageId);
+  await sequelize.query(
+    `INSERT INTO public_document_queue (pond_id, page_id, tree_changed)
+     SELECT p.pond_id, p.id, false FROM pages p WHERE p.id = ANY ($1::uuid[])
+     UNION ALL SELECT * FROM unnest($2::uuid[], $3::uuid[], $4::boolean[])`,
+    { bind: [pageIds, others.map((change) => change.pondId), others.map(() => null), others.map((change) => change.treeChanged ?? false)] },
+  );
 }
