@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 import type { Sequelize, Transaction } from 'sequelize';
 import { apiText } from '../i18n/apiTexts.ts';
-import { getSetting } from '../settings/instanceSettings.ts';
+import { getAllSettings, getSetting } from '../settings/instanceSettings.ts';
 import { DEFAULT_FONTS } from '../ponds/fontCatalog.ts';
 import { renderPublicDocumentHtml } from './astroDocumentRenderer.ts';
 import { loadHomeContent, renderSiteMarkdown } from './homeContent.ts';
@@ -58,10 +58,11 @@ export interface PublicPageContent {
 const BROTLI_QUALITY = 5;
 
 export async function loadSiteContext(fallbackBaseUrl: string, transaction?: Transaction): Promise<SiteContext> {
-  // One after the other: inside a transaction they share one connection.
-  const instanceName = await getSetting('instance.name', transaction);
-  const baseUrl = await getSetting('instance.baseUrl', transaction);
-  const locale = await getSetting('instance.defaultLocale', transaction);
+  // One query for the three settings (this runs for every generated document).
+  const settings = await getAllSettings(transaction);
+  const instanceName = settings['instance.name'];
+  const baseUrl = settings['instance.baseUrl'];
+  const locale = settings['instance.defaultLocale'];
   return { instanceName, baseUrl: (baseUrl ?? fallbackBaseUrl).replace(/\/+$/, ''), locale };
 }
 

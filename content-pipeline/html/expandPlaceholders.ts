@@ -201,6 +201,8 @@ export interface ExpandPlaceholdersOptions extends ExpandTransclusionsOptions {
 
 /** Both expansions in the required order: transclusions, then plugin blocks. */
 export function expandPlaceholders(html: string, options: ExpandPlaceholdersOptions): string {
+  // Most bodies hold no placeholder: they are served as rendered, without a parse and a re-serialization.
+  if (!html.includes('data-dt-transclusion') && !html.includes('data-dt-plugin')) return html;
   const tree = expandTransclusions(parseFragment(html), options.resolveTransclusion, options);
   return toHtml(expandPluginBlocks(tree, options.resolvePluginBlock));
 }
