@@ -54,6 +54,8 @@ export interface LoadTicket {
   broadGeneration: number;
   /** Set when the path is invalidated while the load is in flight. */
   stale: boolean;
+  /** The bytes (ETag) a notification said the path now holds; a load of exactly those stays good. */
+  announcedEtag?: string;
 }
 
 export class PublicDocumentCache {
@@ -110,7 +112,8 @@ export class PublicDocumentCache {
 
   set(entry: CachedDocument, ticket: LoadTicket): void {
     this.abandon(ticket);
-    if (ticket.stale || ticket.broadGeneration !== this.broadGeneration || entry.path !== ticket.path || entry.size > this.budgetBytes) return;
+    const superseded = ticket.announcedEtag !== undefined && ticket.announcedEtag !== entry.etag;
+    if (ticket.stale || superseded || ticket.broadGeneration !== this.broadGeneration || entry.path !== ticket.path || entry.size > this.budgetBytes) return;
     this.remove(entry.path);
     this.entries.set(entry.path, entry);
     entry.movedAt = ++this.moves;
@@ -129,10 +132,18 @@ export class PublicDocumentCache {
     this.bytes -= entry.size;
   }
 
-  /** Applies one change: a path, `pond:<id>`, or `*`. */
-  invalidate(change: string): void {
+  /** Applies one change: a path (optionally with the ETag it now holds), `pond:<id>`, or `*`. */
+  invalidate(notification: string): void {
+    // `<path> <etag>`: the path now holds those bytes (slugs and ETags never contain a space).
+    const [change = notification, etag] = notification.split(' ');
     if (change === '*' || change.startsWith('pond:')) this.broadGeneration += 1;
-    else for (const ticket of this.loading.get(change) ?? []) ticket.stale = true;
+    else {
+      for (const ticket of this.loading.get(change) ?? []) {
+        if (etag !== undefined && (ticket.announcedEtag === undefined || ticket.announcedEtag === etag)) ticket.announcedEtag = etag;
+        else ticket.stale = true;
+      }
+      if (etag !== undefined && this.entries.get(change)?.etag === etag) return;
+    }
     if (change === '*') {
       this.entries.clear();
       this.bytes = 0;

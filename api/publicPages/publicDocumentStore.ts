@@ -17,7 +17,10 @@ import type { GeneratedDocument } from './publicDocumentGenerator.ts';
 
 export const PUBLIC_DOCUMENTS_CHANNEL = 'public_documents_changed';
 
-/** A notification payload: a path, or `pond:<id>` for every document of a pond, or `*`. */
+/**
+ * A notification payload: a path, `<path> <etag>` when the path now holds exactly those bytes,
+ * `pond:<id>` for every document of a pond, or `*`.
+ */
 export type DocumentChange = string;
 
 export interface StoredDocument {
@@ -133,7 +136,8 @@ export async function storeDocument(db: Queryable, doc: GeneratedDocument): Prom
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, date_trunc('second', clock_timestamp()), clock_timestamp())`,
     [doc.path, doc.kind, doc.pondId, doc.pageId, doc.html, doc.gzip, doc.brotli, doc.etag, doc.markdown, doc.content === null ? null : JSON.stringify(doc.content)],
   );
-  await notifyDocumentChanges(db, [doc.path, ...previous.map((row) => row.path)]);
+  // The new path names its bytes: a cache that just loaded exactly these may keep them.
+  await notifyDocumentChanges(db, [`${doc.path} ${doc.etag}`, ...previous.map((row) => row.path).filter((path) => path !== doc.path)]);
   return true;
 }
 

@@ -1,0 +1,63 @@
+/**
+ * The in-memory copy of public documents: a load is dropped only when its own path (or its
+ * pond, or everything) changed while it was in flight, unless the change announced exactly
+ * the bytes it loaded; least recently used entries leave first once over the byte budget.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { PublicDocumentCache, type CachedDocument } from './publicDocumentCache.ts';
+
+function entry(path: string, etag = '"a"', size = 100, pondId: string | null = 'p1'): CachedDocument {
+  const body = Buffer.alloc(0);
+  return { path, pondId, etag, lastModified: new Date(0).toUTCString(), body: { br: body, gzip: body, identity: body }, markdown: null, content: null, size, movedAt: 0 } as CachedDocument;
+}
+
+test('a change to another path does not drop a load in flight; a change to its own path does', () => {
+  const cache = new PublicDocumentCache(10_000);
+  const mine = cache.startLoad('/pond/a');
+  const other = cache.startLoad('/pond/b');
+  cache.invalidate('/pond/b');
+  cache.set(entry('/pond/a'), mine);
+  cache.set(entry('/pond/b'), other);
+  assert.ok(cache.get('/pond/a'));
+  assert.equal(cache.get('/pond/b'), undefined);
+});
+
+test('a change announcing exactly the loaded bytes keeps the load; other bytes drop it', () => {
+  const cache = new PublicDocumentCache(10_000);
+  const same = cache.startLoad('/pond/a');
+  cache.invalidate('/pond/a "new"');
+  cache.set(entry('/pond/a', '"new"'), same);
+  assert.equal(cache.get('/pond/a')?.etag, '"new"');
+  const older = cache.startLoad('/pond/b');
+  cache.invalidate('/pond/b "new"');
+  cache.set(entry('/pond/b', '"old"'), older);
+  assert.equal(cache.get('/pond/b'), undefined, 'bytes read before the announced change are not kept');
+  cache.invalidate('/pond/a "newer"');
+  assert.equal(cache.get('/pond/a'), undefined, 'a cached entry with other bytes is dropped');
+});
+
+test('a pond change or a full reset drops every load in flight and the pond\'s entries', () => {
+  const cache = new PublicDocumentCache(10_000);
+  cache.set(entry('/pond/kept', '"a"', 100, 'p2'), cache.startLoad('/pond/kept'));
+  cache.set(entry('/pond/gone'), cache.startLoad('/pond/gone'));
+  const inFlight = cache.startLoad('/pond/c');
+  cache.invalidate('pond:p1');
+  cache.set(entry('/pond/c'), inFlight);
+  assert.equal(cache.get('/pond/c'), undefined);
+  assert.equal(cache.get('/pond/gone'), undefined);
+  assert.ok(cache.get('/pond/kept'));
+  cache.invalidate('*');
+  assert.equal(cache.size, 0);
+});
+
+test('the byte budget evicts the least recently used entries', () => {
+  const cache = new PublicDocumentCache(300);
+  for (const name of ['a', 'b', 'c']) cache.set(entry(`/p/${name}`), cache.startLoad(`/p/${name}`));
+  cache.get('/p/a');
+  cache.set(entry('/p/d'), cache.startLoad('/p/d'));
+  assert.ok(cache.usedBytes <= 300);
+  assert.equal(cache.size, 3);
+  assert.equal(cache.get('/p/b'), undefined, 'the least recently used entry left');
+  assert.ok(cache.get('/p/a'), 'the entry read last stayed');
+});
