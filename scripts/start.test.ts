@@ -190,6 +190,11 @@ test('npm start serves a fresh instance, says where to open it, restarts a dead 
   assert.equal(wizard.headers.get('location'), '/setup');
   await completeSetupWizard();
 
+  // Every service runs with the V8 flags the memory target was measured with (serviceNodeFlags.ts).
+  for (const service of ['api/server.ts', 'collab/main.ts', 'jobs/worker.ts']) {
+    assert.match(commandLineOf(treeMember(first, service)!), /--max-semi-space-size=16 /, service);
+  }
+
   // The collab process runs too, reached through the public port's /collab upgrade.
   await waitFor(collabSocketOpens, 30_000, 'a WebSocket on /collab', POLL);
 

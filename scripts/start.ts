@@ -18,6 +18,7 @@ import { createSequelize } from '../api/db/database.ts';
 import { migrateToLatest } from '../api/db/migrator.ts';
 import { createLogger } from '../api/logger.ts';
 import { ensureDatabase, leaveSignalsToCaller, startEmbeddedPostgres, type EmbeddedPostgresHandle } from './embeddedPostgres.ts';
+import { serviceNodeFlags } from './serviceNodeFlags.ts';
 import { announceWhenReady } from './startAnnouncement.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -105,7 +106,7 @@ function runChild(name: string, entry: string): Promise<boolean> {
 function startService(service: (typeof SERVICES)[number], databaseUrl: string, attempt = 0): void {
   if (stopping) return;
   const startedAt = Date.now();
-  const child = spawn(process.execPath, ['--import', LIFELINE, path.join(root, service.entry)], {
+  const child = spawn(process.execPath, [...serviceNodeFlags(), '--import', LIFELINE, path.join(root, service.entry)], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: databaseUrl },
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],

@@ -155,7 +155,8 @@ export function createPublicDocumentRenderer(serverEntry: string = SERVER_ENTRY)
     const request = syntheticRequest();
     const response = new CapturingResponse(request);
     await handler(request, response, undefined, { publicDocument: model });
-    // Astro streams: the status is written before the body, so an error while rendering shows as a destroyed response.
+    // Rendering is not streamed (astro.config.mjs), so an error while rendering is a 500; the
+    // destroyed-response check stays for a build that streams again.
     if (response.failure) throw new Error(`Rendering a public document failed: ${response.failure.message}`);
     if (!response.ended) throw new Error('Rendering a public document did not finish its response');
     if (response.statusCode !== 200) throw new Error(`Rendering a public document answered ${response.statusCode}, not 200`);

@@ -37,7 +37,8 @@ export interface GeneratedDocument {
   brotli: Buffer;
   etag: string;
   markdown: string | null;
-  content: PublicPageContent | null;
+  /** The `/content` JSON (PublicPageContent) as served: stored as this text, never re-serialized. */
+  content: string | null;
   /** Pages whose change may change this document (pages only). */
   dependsOn: PageDependency[];
 }
@@ -182,7 +183,7 @@ export async function generatePageDocument(sequelize: Sequelize, site: SiteConte
     pageId: data.page.id,
     ...encodeDocument(html),
     markdown: data.markdown,
-    content,
+    content: JSON.stringify(content),
     dependsOn: data.dependsOn,
   };
 }

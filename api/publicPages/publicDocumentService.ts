@@ -5,7 +5,7 @@
  * either stores the document or, when the public may no longer read it, deletes it.
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { transactionClient } from '../documents/documentLog.ts';
+import { transactionClient, type Queryable } from '../documents/documentLog.ts';
 import {
   generateHomeDocument,
   generateLegalDocument,
@@ -26,9 +26,14 @@ export interface GenerationContext {
 
 export interface GenerationResult {
   /** The document as stored now, or null when the public may not read it. */
-  document: GeneratedDocument | null;
+  document: StoredDocument | null;
   /** Whether the stored bytes changed (or the document was deleted). */
   changed: boolean;
+}
+
+async function store(db: Queryable, document: GeneratedDocument): Promise<GenerationResult> {
+  const { changed, stored } = await storeDocument(db, document);
+  return { document: stored, changed };
 }
 
 async function pondOfPage(sequelize: Sequelize, pageId: string): Promise<string | null> {
@@ -47,7 +52,7 @@ export async function regeneratePage(context: GenerationContext, pageId: string)
     const site = await loadSiteContext(context.fallbackBaseUrl, transaction);
     const document = await generatePageDocument(context.sequelize, site, pageId, transaction);
     if (!document) return { document: null, changed: await deleteDocument(db, { kind: 'page', pageId, pondId, path: '' }) };
-    return { document, changed: await storeDocument(db, document) };
+    return store(db, document);
   });
 }
 
@@ -57,7 +62,7 @@ export async function regeneratePondIndex(context: GenerationContext, pondId: st
     const site = await loadSiteContext(context.fallbackBaseUrl, transaction);
     const document = await generatePondIndex(context.sequelize, site, pondId, transaction);
     if (!document) return { document: null, changed: await deleteDocument(db, { kind: 'pond', pageId: null, pondId, path: '' }) };
-    return { document, changed: await storeDocument(db, document) };
+    return store(db, document);
   });
 }
 
@@ -67,7 +72,7 @@ export async function regenerateSiteDocument(context: GenerationContext, key: Si
   return withPondLock(context.sequelize, null, 'shared', async (transaction) => {
     const site = await loadSiteContext(context.fallbackBaseUrl, transaction);
     const document = key === 'home' ? await generateHomeDocument(site) : await generateLegalDocument(site, key);
-    return { document, changed: await storeDocument(transactionClient(transaction), document) };
+    return store(transactionClient(transaction), document);
   });
 }
 
@@ -103,6 +108,6 @@ export async function documentAtPath(context: GenerationContext, path: string): 
     if (!found) return null;
     result = found.pageId ? await regeneratePage(context, found.pageId) : await regeneratePondIndex(context, found.pondId);
   }
-  if (!result.document || result.document.path !== path) return null;
-  return loadStoredDocumentAt(context.sequelize, path);
+  // The document as just stored: its bytes are already here, no need to read them back.
+  return result.document?.path === path ? result.document : null;
 }

@@ -33,7 +33,8 @@ export interface StoredDocument {
   brotli: Buffer;
   etag: string;
   markdown: string | null;
-  content: unknown;
+  /** JSON text, served as stored. */
+  content: string | null;
   lastModified: Date;
 }
 
@@ -47,7 +48,7 @@ interface StoredRow {
   brotli: Buffer;
   etag: string;
   markdown: string | null;
-  content: unknown;
+  content: string | null;
   last_modified: Date;
 }
 
@@ -115,11 +116,12 @@ function identityWhere(doc: Pick<GeneratedDocument, 'kind' | 'pageId' | 'pondId'
 
 /**
  * Stores a generated document (and, for pages, its dependencies). Returns whether the stored
- * bytes or path changed; only then are other processes told.
+ * bytes or path changed (only then are other processes told) and the document as stored now,
+ * so a caller that generated it has no need to read its bytes back.
  */
-export async function storeDocument(db: Queryable, doc: GeneratedDocument): Promise<boolean> {
+export async function storeDocument(db: Queryable, doc: GeneratedDocument): Promise<{ changed: boolean; stored: StoredDocument }> {
   const identity = identityWhere(doc);
-  const { rows: previous } = await db.query<{ path: string; etag: string }>(`SELECT path, etag FROM public_documents WHERE ${identity.sql}`, [identity.value]);
+  const { rows: previous } = await db.query<{ path: string; etag: string; last_modified: Date }>(`SELECT path, etag, last_modified FROM public_documents WHERE ${identity.sql}`, [identity.value]);
   const unchanged = previous.length === 1 && previous[0]!.path === doc.path && previous[0]!.etag === doc.etag;
   if (doc.pageId) {
     await db.query(
@@ -129,16 +131,30 @@ export async function storeDocument(db: Queryable, doc: GeneratedDocument): Prom
       [doc.pageId, doc.dependsOn.map((entry) => entry.pageId), doc.dependsOn.map((entry) => entry.shown)],
     );
   }
-  if (unchanged) return false;
+  const stored = (lastModified: Date): StoredDocument => ({
+    path: doc.path,
+    kind: doc.kind,
+    pondId: doc.pondId,
+    pageId: doc.pageId,
+    html: doc.html,
+    gzip: doc.gzip,
+    brotli: doc.brotli,
+    etag: doc.etag,
+    markdown: doc.markdown,
+    content: doc.content,
+    lastModified: new Date(lastModified),
+  });
+  if (unchanged) return { changed: false, stored: stored(previous[0]!.last_modified) };
   await db.query(`DELETE FROM public_documents WHERE path = $1 OR ${identity.sql.replace('$1', '$2')}`, [doc.path, identity.value]);
-  await db.query(
+  const { rows: inserted } = await db.query<{ last_modified: Date }>(
     `INSERT INTO public_documents (${COLUMNS}, generated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, date_trunc('second', clock_timestamp()), clock_timestamp())`,
-    [doc.path, doc.kind, doc.pondId, doc.pageId, doc.html, doc.gzip, doc.brotli, doc.etag, doc.markdown, doc.content === null ? null : JSON.stringify(doc.content)],
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, date_trunc('second', clock_timestamp()), clock_timestamp())
+     RETURNING last_modified`,
+    [doc.path, doc.kind, doc.pondId, doc.pageId, doc.html, doc.gzip, doc.brotli, doc.etag, doc.markdown, doc.content],
   );
   // The new path names its bytes: a cache that just loaded exactly these may keep them.
   await notifyDocumentChanges(db, [`${doc.path} ${doc.etag}`, ...previous.map((row) => row.path).filter((path) => path !== doc.path)]);
-  return true;
+  return { changed: true, stored: stored(inserted[0]!.last_modified) };
 }
 
 /** Deletes the document standing for `doc`'s identity, if any (the public lost it). */

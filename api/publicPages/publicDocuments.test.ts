@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { completeSetup, createVerifiedUser, resetRateLimits } from '../testing/fixtures.ts';
@@ -159,6 +160,45 @@ describe('one URL per page', () => {
     for (const response of responses) assert.equal(response.status, 200);
     const [rows] = await instance.services.sequelize.query(`SELECT generated_at FROM public_documents WHERE path = '/${fixture.pond.slug}/install'`);
     assert.equal(rows.length, 1);
+  });
+});
+
+describe('the cache frees what it lets go of, never bytes a response still writes', () => {
+  /** Two requests written at once: the second response waits behind the first, unsent. */
+  function pipelined(path: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const url = new URL(instance.baseUrl);
+      const socket = connect(Number(url.port), url.hostname, () => {
+        const request = `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAccept-Encoding: identity\r\n\r\n`;
+        socket.write(request + request.replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'));
+      });
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      socket.on('error', reject);
+    });
+  }
+
+  test('an entry whose bytes wait in a response queue is pinned; evicted, it is still served whole', async () => {
+    const path = `/${fixture.pond.slug}/guide`;
+    const single = await anonymous(path);
+    assert.equal(single.status, 200);
+    const cached = instance.publicLayer.cache.get(path)!;
+    assert.equal(cached.pinned, false, 'a response written at once leaves the entry free to go');
+    const raw = pipelined(path);
+    const text = await raw;
+    assert.equal(text.split('HTTP/1.1 200 OK').length - 1, 2);
+    assert.equal(text.split(single.bytes.toString('utf8')).length - 1, 2, 'both responses carry the whole document');
+    const entry = instance.publicLayer.cache.get(path)!;
+    assert.equal(entry.pinned, true, 'the second response was queued behind the first: its bytes were not sent at once');
+    instance.publicLayer.cache.invalidate(path);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(entry.memory.buffer.detached, false, 'a pinned entry is left to the garbage collector');
+    assert.equal((await anonymous(path)).bytes.toString('utf8'), single.bytes.toString('utf8'));
+    const fresh = instance.publicLayer.cache.get(path)!;
+    instance.publicLayer.cache.invalidate(path);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(fresh.memory.buffer.detached, true, 'an entry no response holds is freed once dropped');
   });
 });
 

@@ -244,7 +244,14 @@ export function createPublicHotPath(options: PublicHotPathOptions): (req: Incomi
       return;
     }
     res.writeHead(200, variant.ok);
-    res.end(req.method === 'HEAD' ? undefined : variant.body);
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    res.end(variant.body);
+    // Not all of it reached the kernel yet (a slow reader, or responses queued before this one):
+    // the socket may still read these bytes later, so the cache must not free them.
+    if (res.writableLength > 0) entry.pinned = true;
   };
 
   // Targets of URLs read before. Without a session and without Markdown in `Accept` the URL
@@ -275,7 +282,8 @@ export function createPublicHotPath(options: PublicHotPathOptions): (req: Incomi
         setupComplete = await isSetupComplete();
         if (!setupComplete) return next();
       }
-      respond(req, res, next, target, cached ?? (await load(target.path)));
+      // Looked up again after the await: an entry let go of meanwhile may already be freed.
+      respond(req, res, next, target, options.cache.get(target.path) ?? (await load(target.path)));
     })().catch((error: unknown) => {
       options.logger.error({ err: error, path: target.path }, 'public document failed');
       if (!res.headersSent) next();

@@ -5,6 +5,7 @@
  * measured is the server. Servers are under IPC control.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { serviceNodeFlags } from '../serviceNodeFlags.ts';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,7 +82,8 @@ export async function startBenchServer(kind: PublicBenchServerKind, pinning: Pin
   // BENCH_PROFILE_DIR: each server writes a V8 CPU profile there when it closes (where does the time go?).
   const profileDir = process.env.BENCH_PROFILE_DIR;
   const execArgv = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=public-${kind}-\${pid}.cpuprofile`] : [];
-  const nodeArgs = ['--expose-gc', ...execArgv, SERVER_ENTRY];
+  // The API process runs with the flags `npm start` gives every service.
+  const nodeArgs = ['--expose-gc', ...(kind === 'api' ? serviceNodeFlags() : []), ...execArgv, SERVER_ENTRY];
   const [command, args] = pinning.used ? ['taskset', ['-c', String(pinning.serverCore), process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
   const child: ChildProcess = spawn(command, args, { env: { ...process.env, ...env, BENCH_SERVER: kind }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve, reject) => {

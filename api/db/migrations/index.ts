@@ -10,6 +10,7 @@ import * as search from './0005-search.ts';
 import * as mailByJob from './0006-mail-by-job.ts';
 import * as accountDeletion from './0007-account-deletion.ts';
 import * as publicLayer from './0008-public-layer.ts';
+import * as publicContentText from './0009-public-content-text.ts';
 
 export interface Migration {
   name: string;
@@ -26,4 +27,5 @@ export const migrations: Migration[] = [
   { name: '0006-mail-by-job', ...mailByJob },
   { name: '0007-account-deletion', ...accountDeletion },
   { name: '0008-public-layer', ...publicLayer },
+  { name: '0009-public-content-text', ...publicContentText },
 ];
