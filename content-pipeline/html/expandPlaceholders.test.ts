@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JSONContent } from '@tiptap/core';
 import { documentToHtml } from './documentToHtml.ts';
-import { expandPlaceholders, expandPluginBlocks, expandTransclusions, pluginBlocksInOrder, type PluginBlockRef, type TransclusionResolver } from './expandPlaceholders.ts';
+import { expandBySplicing, expandPlaceholders, expandPlaceholdersByTree, expandPluginBlocks, expandTransclusions, pluginBlocksInOrder, type PluginBlockRef, type TransclusionResolver } from './expandPlaceholders.ts';
 
 const p = (text: string): JSONContent => ({ type: 'paragraph', content: [{ type: 'text', text }] });
 const embed = (targetSlug: string): JSONContent => ({ type: 'transclusion', attrs: { targetSlug, displayText: null } });
@@ -128,5 +128,54 @@ describe('expandPlaceholders', () => {
       expandPlaceholders(render(embed('b')), { resolveTransclusion: resolverFor({ b: render(block('x')) }), resolvePluginBlock: () => ({ svgSnapshot: '<svg><g/></svg>' }) }),
       '<div class="dt-transclusion" data-slug="b" data-dt-title="B"><div class="dt-plugin"><svg><g></g></svg></div></div>',
     );
+  });
+});
+
+describe('expandPlaceholders without parsing the served body', () => {
+  const heading = (text: string, level = 2): JSONContent => ({ type: 'heading', attrs: { level }, content: [{ type: 'text', text }] });
+  const rich = (...extra: JSONContent[]): string =>
+    render(
+      heading('Intro'),
+      p('Text with <b>markup</b> & "quotes" — data-dt-plugin and <div data-dt-transclusion="x"> as text.'),
+      { type: 'codeBlock', attrs: { language: null }, content: [{ type: 'text', text: '<h2 id="h-intro">not a heading</h2>\n<div data-dt-plugin="a/b">' }] },
+      ...extra,
+      heading('Intro'),
+      heading('Details', 3),
+    );
+  const pages: Record<string, string> = {
+    b: render(heading('Intro'), p('B body'), embed('c'), block('chart'), heading('Details', 3)),
+    c: render(heading('Intro'), p('C body'), embed('d'), embed('b')),
+    d: render(p('D')),
+    self: render(embed('self')),
+    forged: '<h2 id="h-intro" onclick="x">X</h2><script>alert(1)</script><div data-dt-transclusion="d"><p>nested</p></div>',
+  };
+  const cases: [string, string, { selfSlug?: string; maxDepth?: number }][] = [
+    ['a transclusion between headings of the same names', rich(embed('b')), {}],
+    ['two transclusions of the same page and a missing one', rich(embed('b'), p('between'), embed('b'), embed('gone')), {}],
+    ['plugin blocks on the page and in transcluded bodies', rich(block('chart'), embed('b'), block('map', 'area')), {}],
+    ['the served page transcluding itself', render(p('S'), embed('self')), { selfSlug: 'self' }],
+    ['a cycle through the served page', render(embed('c')), { selfSlug: 'b' }],
+    ['nesting limited to 0 and 1', rich(embed('b')), { maxDepth: 0 }],
+    ['nesting limited to 1', rich(embed('b')), { maxDepth: 1 }],
+    ['a forged target body', render(embed('forged'), heading('Intro')), {}],
+  ];
+  for (const [name, html, options] of cases) {
+    it(`gives the same HTML as the tree: ${name}`, () => {
+      const resolvePluginBlock = (ref: PluginBlockRef) => (ref.blockType === 'area' ? { fallbackText: `Area ${ref.index} <of> ${ref.sourceSlug}` } : null);
+      const both = { ...options, resolveTransclusion: resolverFor(pages), resolvePluginBlock };
+      const spliced = expandBySplicing(html, both);
+      assert.ok(spliced !== null, 'documentToHtml output is spliced, not parsed');
+      assert.equal(expandPlaceholders(html, both), spliced);
+      assert.equal(spliced, expandPlaceholdersByTree(html, both));
+      assert.doesNotMatch(spliced, /<div data-dt-(?:transclusion|plugin)=|<script/, "no placeholder left, nothing that runs");
+    });
+  }
+
+  it('goes the tree way for markup documentToHtml does not write', () => {
+    const odd = '<div data-dt-transclusion="b" class="x"><p>b</p></div><div data-dt-transclusion="b"><div>nested</div></div>';
+    const options = { resolveTransclusion: resolverFor(pages) };
+    assert.equal(expandBySplicing(odd, options), null);
+    assert.equal(expandPlaceholders(odd, options), expandPlaceholdersByTree(odd, options));
+    assert.equal(expandPlaceholders(odd, options).split('class="dt-transclusion"').length - 1, 2 + 2, 'both expanded (with the nested page c each)');
   });
 });

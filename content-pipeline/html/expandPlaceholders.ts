@@ -113,8 +113,7 @@ function expandTransclusionTree(tree: Root | Element, resolve: TransclusionResol
 }
 
 /** Transcluded pages bring their own headings; repeated ids get `-2`, `-3` … in page order. */
-function dedupeHeadingIds(tree: Root): void {
-  const taken = new Set<string>();
+function dedupeHeadingIds(tree: Root | Element, taken = new Set<string>()): void {
   const walk = (parent: Root | Element): void => {
     for (const child of parent.children) {
       if (child.type !== 'element') continue;
@@ -129,6 +128,14 @@ function dedupeHeadingIds(tree: Root): void {
     }
   };
   walk(tree);
+}
+
+/** A heading id as the tree walk above would leave it, taking it. */
+function uniqueHeadingId(base: string, taken: Set<string>): string {
+  let id = base;
+  for (let n = 2; taken.has(id); n++) id = `${base}-${n}`;
+  taken.add(id);
+  return id;
 }
 
 /**
@@ -203,8 +210,64 @@ export interface ExpandPlaceholdersOptions extends ExpandTransclusionsOptions {
 export function expandPlaceholders(html: string, options: ExpandPlaceholdersOptions): string {
   // Most bodies hold no placeholder: they are served as rendered, without a parse and a re-serialization.
   if (!html.includes('data-dt-transclusion') && !html.includes('data-dt-plugin')) return html;
+  return expandBySplicing(html, options) ?? expandPlaceholdersByTree(html, options);
+}
+
+/** The reference expansion: the whole body parsed, expanded and serialized again. */
+export function expandPlaceholdersByTree(html: string, options: ExpandPlaceholdersOptions): string {
   const tree = expandTransclusions(parseFragment(html), options.resolveTransclusion, options);
   return toHtml(expandPluginBlocks(tree, options.resolvePluginBlock));
+}
+
+/**
+ * A placeholder as documentToHtml serializes it (documentToHast.ts): a div with only its
+ * data attributes, holding one paragraph (the wikilink or the plugin marker) and no div.
+ */
+const PLACEHOLDER = /<div data-dt-(transclusion|plugin)="([^"&]*)"(?: data-dt-block="(\d+)")?>([\s\S]*?)<\/div>/g;
+/** A heading as documentToHtml serializes it; ids are `h-` slugs, so never hold a character reference. */
+const HEADING_ID = /<h([1-6]) id="([^"&]*)"/g;
+
+/**
+ * The same expansion without parsing the served body: only the placeholders are replaced,
+ * each by its expansion built (and sanitized) as a tree, and heading ids are made unique in
+ * document order just as the tree walk does. The body's own markup is documentToHtml's
+ * serialization, so its placeholders and headings can be found in the text; anything that
+ * does not look exactly like it (null) goes the tree way. A body with a transclusion costs
+ * about a tenth of the tree way (the served page is the big part, its placeholders are small).
+ */
+export function expandBySplicing(html: string, options: ExpandPlaceholdersOptions): string | null {
+  const placeholders = [...html.matchAll(PLACEHOLDER)];
+  if (placeholders.length !== html.split('<div data-dt-').length - 1) return null;
+  const taken = new Set<string>();
+  const headings = (text: string): string => text.replace(HEADING_ID, (_, level: string, id: string) => `<h${level} id="${uniqueHeadingId(id, taken)}"`);
+  const maxDepth = options.maxDepth ?? MAX_TRANSCLUSION_DEPTH;
+  const chain = options.selfSlug === undefined ? [] : [options.selfSlug];
+  let expanded = '';
+  let last = 0;
+  for (const match of placeholders) {
+    const [whole, kind, value = '', block, inner = ''] = match;
+    if (inner.includes('<div')) return null;
+    expanded += headings(html.slice(last, match.index));
+    last = match.index + whole.length;
+    if (kind === 'plugin') {
+      const slash = value.indexOf('/');
+      const ref: PluginBlockRef = {
+        pluginId: slash < 0 ? value : value.slice(0, slash),
+        blockType: slash < 0 ? '' : value.slice(slash + 1),
+        index: Number(block) || 0,
+        sourceSlug: null,
+      };
+      expanded += toHtml(staticForm(options.resolvePluginBlock ? options.resolvePluginBlock(ref) : null));
+      continue;
+    }
+    if (block !== undefined) return null;
+    // The transclusion as a tree of its own: the placeholder, expanded like the tree way does.
+    const root: Root = { type: 'root', children: [{ type: 'element', tagName: 'div', properties: { dataDtTransclusion: value }, children: parseFragment(inner).children as ElementContent[] }] };
+    expandTransclusionTree(root, options.resolveTransclusion, 1, maxDepth, chain);
+    dedupeHeadingIds(root, taken);
+    expanded += toHtml(expandPluginBlocks(root, options.resolvePluginBlock));
+  }
+  return expanded + headings(html.slice(last));
 }
 
 /**

@@ -51,7 +51,7 @@ export type ServerCommand =
   | { id: number; command: 'respond'; response: RawResponse }
   | { id: number; command: 'grant'; pondId: string; actorId: string }
   | { id: number; command: 'revoke'; pondId: string; grantId: string; actorId: string }
-  | { id: number; command: 'measureGeneration'; pageId: string; markdown: string; fallbackBaseUrl: string; runs: number };
+  | { id: number; command: 'measureGeneration'; pageId: string; markdown: string; fallbackBaseUrl: string; runs: number; warmup: number };
 
 interface Running {
   port: number;

@@ -14,9 +14,20 @@ import { encodeDocument, generatePageDocument, loadSiteContext, pageModel } from
 import { regeneratePage } from '../../api/publicPages/publicDocumentService.ts';
 import { measureAlternating, type Timing } from './timing.ts';
 
-export type GenerationTimings = Record<'render' | 'saveRender' | 'generate' | 'regenerate' | 'load' | 'astro' | 'encode', Timing>;
+export type GenerationTimings = Record<'render' | 'saveRender' | 'generate' | 'regenerate' | 'load' | 'astro' | 'encode', Timing> & {
+  /** CPU time of one generation and of one render (user + system, every thread of the process): means, ms. */
+  cpu: { generate: number; render: number };
+};
 
-export async function measureGeneration(sequelize: Sequelize, input: { pageId: string; markdown: string; fallbackBaseUrl: string; runs: number }): Promise<GenerationTimings> {
+/** Mean CPU time (user + system, all threads) of `task`, in milliseconds. */
+async function cpuPerRun(task: () => Promise<unknown>, runs: number): Promise<number> {
+  const before = process.cpuUsage();
+  for (let i = 0; i < runs; i += 1) await task();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000 / runs;
+}
+
+export async function measureGeneration(sequelize: Sequelize, input: { pageId: string; markdown: string; fallbackBaseUrl: string; runs: number; warmup: number }): Promise<GenerationTimings> {
   // The page's document as every save has it: parsed from the same Markdown.
   const document = markdownToDocument(input.markdown);
   const site = await loadSiteContext(input.fallbackBaseUrl);
@@ -24,7 +35,7 @@ export async function measureGeneration(sequelize: Sequelize, input: { pageId: s
   const pageData = await loadPublicPageData(sequelize, input.pageId);
   if (!pageData) throw new Error(`page ${input.pageId} is not public`);
   const html = await renderPublicDocumentHtml(pageModel(site, pageData));
-  return measureAlternating(
+  const timings = await measureAlternating(
     {
       // The baseline: the pipeline's HTML render of the page's document.
       render: async () => documentToHtml(document),
@@ -38,6 +49,11 @@ export async function measureGeneration(sequelize: Sequelize, input: { pageId: s
       astro: () => renderPublicDocumentHtml(pageModel(site, pageData)),
       encode: async () => encodeDocument(html),
     },
-    { warmup: 5, runs: input.runs },
+    { warmup: input.warmup, runs: input.runs },
   );
+  const cpu = {
+    generate: await cpuPerRun(() => generatePageDocument(sequelize, site, input.pageId), input.runs),
+    render: await cpuPerRun(async () => documentToHtml(document), input.runs),
+  };
+  return { ...timings, cpu };
 }

@@ -74,7 +74,7 @@ export interface BenchServer {
   respond(response: RawResponse): Promise<void>;
   grant(pondId: string, actorId: string): Promise<string>;
   revoke(pondId: string, grantId: string, actorId: string): Promise<void>;
-  measureGeneration(input: { pageId: string; markdown: string; fallbackBaseUrl: string; runs: number }): Promise<GenerationTimings>;
+  measureGeneration(input: { pageId: string; markdown: string; fallbackBaseUrl: string; runs: number; warmup: number }): Promise<GenerationTimings>;
   close(timeoutMs?: number): Promise<void>;
 }
 
