@@ -7,9 +7,10 @@
  *
  * Served here (GET and HEAD):
  *   /                                  landing page (visitors: no session cookie)
+ *   /:pond, /:pond/:page               visitors only: a session cookie gets the app (Astro) there
  *   /legal/imprint, /legal/privacy     legal pages (also /api/v1/legal/:kind; setup-exempt)
  *   /:pond                             the pond's public index
- *   /:pond/:page                       the page (`Accept: text/markdown` → its Markdown)
+ *   /:pond/:page                       the page (`Accept: text/markdown` → its Markdown, for everyone)
  *   /:pond/:page.md                    the page's Markdown
  *   /api/v1/public/:pond/:page         the same HTML bytes
  *   /api/v1/public/:pond/:page/content JSON for a single-page client
@@ -67,11 +68,13 @@ export function targetOf(url: string, hasSession: boolean, accept: string | unde
   if (parts.length > 2 || isReservedPondSlug(parts[0]!)) return null;
   const [pond, page] = parts;
   if (!SLUG.test(pond!)) return null;
-  if (page === undefined || page === '') return { path: `/${pond}`, representation: 'html', negotiates: false, setupExempt: false };
+  // A signed-in member gets the app at the same URL (Astro); its Markdown stays public here.
+  if (page === undefined || page === '') return hasSession ? null : { path: `/${pond}`, representation: 'html', negotiates: false, setupExempt: false };
   const markdownFile = page.endsWith('.md');
   const slug = markdownFile ? page.slice(0, -3) : page;
   if (!SLUG.test(slug)) return null;
   const wantsMarkdown = markdownFile || prefersMarkdown(accept);
+  if (hasSession && !wantsMarkdown) return null;
   return { path: `/${pond}/${slug}`, representation: wantsMarkdown ? 'markdown' : 'html', negotiates: !markdownFile, setupExempt: false };
 }
 

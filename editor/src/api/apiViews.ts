@@ -71,6 +71,27 @@ export interface FeedTokenIssuedView {
   feeds: { pondId: string; pondSlug: string; pondName: string; url: string }[];
 }
 
+/** A page in `GET /ponds/:id/pages` (api/presenters/pagePresenter.ts `PageView`). */
+export interface PageSummaryView {
+  id: string;
+  pondId: string;
+  slug: string;
+  title: string;
+  /** Null at the top level, and when the caller may not read the parent. */
+  parentId: string | null;
+  position: string;
+  trashedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** `GET /pages/:id`. */
+export interface PageDetailView extends PageSummaryView {
+  labelIds: string[];
+  canWrite: boolean;
+  pond: { id: string; slug: string; name: string };
+}
+
 export interface ListView<T> {
   items: T[];
   nextCursor: string | null;

@@ -1,0 +1,91 @@
+/**
+ * The app at a pond's URLs in Chromium, for a signed-in member: the pond home with its page
+ * tree, a page created from the form and opened at once (checked through the API too), the
+ * page in the tree under its parent, its body as the reader may see it.
+ * A visitor at the same URL of a private pond gets the site's 404. On a desktop in English and
+ * a phone in German: axe finds nothing, focus rings show, nothing sticks out sideways.
+ * Screenshots as `app-<shape>-<screen>.png` in `DT_SCREENSHOT_DIR`.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { completeSetup, createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
+import { startTestInstance, type TestInstance } from '../../api/testing/testInstance.ts';
+import { ensureSiteBuilt } from '../../scripts/build-site.ts';
+import { launchChromium, openSession, SCREEN_SHAPES } from './browserSession.ts';
+import { expectVisibleFocus } from './focusIndicator.ts';
+
+let instance: TestInstance;
+let browser: Browser;
+
+before(async () => {
+  await ensureSiteBuilt();
+  instance = await startTestInstance({ site: true });
+  await completeSetup(instance);
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+  await instance?.close();
+});
+
+async function expectNoSidewaysScroll(page: Page, screen: string): Promise<void> {
+  const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+  assert.ok(scrollWidth <= clientWidth, `${screen}: the page is ${scrollWidth}px wide in a ${clientWidth}px window`);
+}
+
+describe('the app at a pond\'s URLs', () => {
+  for (const shape of SCREEN_SHAPES) {
+    test(`pond home, tree, a new page opened at once, its body (${shape.name})`, { timeout: 120_000 }, async () => {
+      await resetRateLimits(instance);
+      const { client } = await createVerifiedUser(instance);
+      const pondName = shape.locale === 'de' ? 'Gemeindeteich' : 'Village pond';
+      const pond = (await client.post('/ponds', { name: pondName })).body as { id: string; slug: string };
+      const guide = (await client.post(`/ponds/${pond.id}/pages`, { title: 'Guide', markdown: '# Guide\n\nWelcome to the **guide**.' })).body as { id: string; slug: string };
+      await client.post(`/ponds/${pond.id}/pages`, { title: 'Install', parentId: guide.id, markdown: 'Install it.' });
+
+      // A visitor at the private pond's URLs: the 404 that hides existence.
+      for (const path of [`/${pond.slug}`, `/${pond.slug}/${guide.slug}`]) assert.equal((await fetch(`${instance.baseUrl}${path}`)).status, 404, path);
+
+      const session = await openSession(browser, shape, 'app');
+      const { page, t, problems, context } = session;
+      await context.addCookies([{ name: 'dt_session', value: client.sessionCookie!, url: instance.baseUrl }]);
+      try {
+        await session.visit(`${instance.baseUrl}/${pond.slug}`);
+        await page.getByRole('heading', { level: 1, name: pondName }).waitFor();
+        const sidebar = page.getByRole('navigation', { name: t('app.pondNavigation') });
+        if (shape.isMobile) {
+          assert.equal(await sidebar.getByRole('link', { name: 'Guide' }).isVisible(), false, 'on a phone the drawer starts closed');
+          await sidebar.locator('summary.app-sidebar-toggle').click();
+        }
+        await sidebar.getByRole('link', { name: 'Guide' }).waitFor();
+        await expectNoSidewaysScroll(page, 'home');
+        await session.check('home');
+        await expectVisibleFocus(page, 'home');
+
+        // A new page inside Guide, from the keyboard-reachable form; it opens at once.
+        const form = page.getByRole('form', { name: t('app.newPage') });
+        await form.getByLabel(t('app.newPageTitle')).fill('Field notes');
+        await form.getByLabel(t('app.newPageParent')).selectOption({ label: '\u2003'.repeat(0) + 'Guide' });
+        await Promise.all([page.waitForURL(`${instance.baseUrl}/${pond.slug}/field-notes`), form.getByRole('button', { name: t('app.newPageCreate') }).click()]);
+        await page.getByRole('heading', { level: 1, name: 'Field notes' }).waitFor();
+        const listed = (await client.get(`/ponds/${pond.id}/pages`)).body as { items: { slug: string; parentId: string | null }[] };
+        assert.equal(listed.items.find((item) => item.slug === 'field-notes')?.parentId, guide.id, 'created inside Guide');
+        if (shape.isMobile) await sidebar.locator('summary.app-sidebar-toggle').click();
+        const current = sidebar.locator('a[aria-current="page"]');
+        assert.equal((await current.textContent())?.trim(), 'Field notes', 'the open page is marked in the tree');
+        assert.equal(await page.locator('.app-tree li[data-page-id="' + guide.id + '"] > ul a[aria-current="page"]').count(), 1, 'under its parent');
+        await session.check('new-page');
+
+        // A page with a body: rendered as the reader may see it.
+        await session.visit(`${instance.baseUrl}/${pond.slug}/${guide.slug}`);
+        await page.locator('.app-page-body strong', { hasText: 'guide' }).waitFor();
+        await expectNoSidewaysScroll(page, 'page');
+        await session.check('page');
+        assert.deepEqual(problems, []);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});

@@ -1,0 +1,65 @@
+/**
+ * What the app's pond screens read before they render: the pond (by slug, among the caller's
+ * ponds) and every page of it the caller may read, through the same `/api/v1` the browser
+ * uses. Also the way back to the public layer: a request that carried a session cookie
+ * skipped the hot path (publicHotPath.ts), so when that session turns out to be gone, the
+ * visitor's document is fetched from the hot path as a visitor would get it.
+ */
+import type { AstroGlobal } from 'astro';
+import type { ListView, PageSummaryView, PondSummaryView } from '../../../editor/src/api/apiViews.ts';
+import { readApiForPage } from './apiForPage.ts';
+
+/** The page list is read in pages of the API's maximum; a pond holds at most a few thousand. */
+const PAGE_LIST_LIMIT = 1000;
+const MAX_LIST_REQUESTS = 50;
+
+export interface AppPond {
+  pond: PondSummaryView;
+  ponds: PondSummaryView[];
+  pages: PageSummaryView[];
+}
+
+/** The pond and its readable pages, or null when the caller is no member of a pond of that slug. */
+export async function loadAppPond(astro: AstroGlobal, pondSlug: string): Promise<AppPond | null> {
+  const ponds = await readApiForPage<ListView<PondSummaryView>>(astro, '/ponds');
+  if (!ponds.ok) return null;
+  const pond = ponds.data.items.find((candidate) => candidate.slug.toLowerCase() === pondSlug.toLowerCase());
+  if (!pond) return null;
+  const pages: PageSummaryView[] = [];
+  let cursor: string | null = null;
+  for (let request = 0; request < MAX_LIST_REQUESTS; request++) {
+    const query = new URLSearchParams({ limit: String(PAGE_LIST_LIMIT) });
+    if (cursor) query.set('cursor', cursor);
+    const listed = await readApiForPage<ListView<PageSummaryView>>(astro, `/ponds/${pond.id}/pages?${query}`);
+    if (!listed.ok) return null;
+    pages.push(...listed.data.items);
+    cursor = listed.data.nextCursor;
+    if (!cursor) break;
+  }
+  return { pond, ponds: ponds.data.items, pages };
+}
+
+const PASSED_ON_HEADERS = ['content-type', 'content-security-policy', 'etag', 'last-modified', 'cache-control', 'vary', 'x-content-type-options', 'x-frame-options', 'referrer-policy', 'cross-origin-opener-policy'];
+
+/**
+ * The public document at this address as a visitor gets it, or null. Only for requests that
+ * carried a session cookie: without one the hot path has answered already, and asking it
+ * again would come back here.
+ */
+export async function publicDocumentForVisitor(astro: AstroGlobal): Promise<Response | null> {
+  if (!(astro.request.headers.get('cookie') ?? '').includes('dt_session=')) return null;
+  const origin = astro.locals.apiOrigin ?? astro.url.origin;
+  let response: Response;
+  try {
+    response = await fetch(`${origin}${astro.url.pathname}`, { headers: { accept: 'text/html', 'accept-encoding': 'identity', 'accept-language': astro.request.headers.get('accept-language') ?? '' }, redirect: 'manual' });
+  } catch {
+    return null;
+  }
+  if (response.status !== 200) return null;
+  const headers = new Headers();
+  for (const name of PASSED_ON_HEADERS) {
+    const value = response.headers.get(name);
+    if (value) headers.set(name, value);
+  }
+  return new Response(await response.arrayBuffer(), { status: 200, headers });
+}
