@@ -88,4 +88,88 @@ describe('the app at a pond\'s URLs', () => {
       }
     });
   }
+
+  for (const shape of SCREEN_SHAPES) {
+    test(`the tree: keyboard moves, drag and drop, trash keeping the children, restore, purge (${shape.name})`, { timeout: 120_000 }, async () => {
+      await resetRateLimits(instance);
+      const { client } = await createVerifiedUser(instance);
+      const pond = (await client.post('/ponds', { name: shape.locale === 'de' ? 'Baumteich' : 'Tree pond' })).body as { id: string; slug: string };
+      const ids: string[] = [];
+      for (const title of ['Alpha', 'Beta', 'Gamma']) ids.push(((await client.post(`/ponds/${pond.id}/pages`, { title })).body as { id: string }).id);
+      const [alpha, beta, gamma] = ids as [string, string, string];
+      const listed = async () => ((await client.get(`/ponds/${pond.id}/pages`)).body as { items: { id: string; parentId: string | null; position: string }[] }).items;
+      const topOrder = async () => (await listed()).filter((item) => item.parentId === null).sort((a, b) => (a.position < b.position ? -1 : 1)).map((item) => item.id);
+      const parentOf = async (id: string) => (await listed()).find((item) => item.id === id)?.parentId;
+
+      const session = await openSession(browser, shape, 'app-tree');
+      const { page, t, problems, context } = session;
+      await context.addCookies([{ name: 'dt_session', value: client.sessionCookie!, url: instance.baseUrl }]);
+      const row = (id: string) => page.locator(`[data-tree-row="${id}"]`);
+      const openDrawer = async () => {
+        if (shape.isMobile) await page.locator('summary.app-sidebar-toggle').click();
+      };
+      try {
+        await session.visit(`${instance.baseUrl}/${pond.slug}`);
+        await openDrawer();
+        await row(gamma).waitFor();
+
+        // From the keyboard: the actions button, then the menu with the arrow keys.
+        await row(gamma).getByRole('button', { name: t('tree.actions', { title: 'Gamma' }) }).focus();
+        await page.keyboard.press('Enter');
+        await page.getByRole('button', { name: t('tree.newSubpage') }).waitFor();
+        for (let step = 0; step < 3; step++) await page.keyboard.press('ArrowDown');
+        assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), t('tree.moveUp'));
+        await page.keyboard.press('Enter');
+        await page.getByText(t('tree.moved', { title: 'Gamma' })).waitFor();
+        assert.deepEqual(await topOrder(), [alpha, gamma, beta], 'moved up, through the API');
+        await session.check('moved-up');
+
+        await row(gamma).getByRole('button', { name: t('tree.actions', { title: 'Gamma' }) }).click();
+        await page.getByRole('button', { name: t('tree.moveIn') }).click();
+        await page.locator(`li[data-page-id="${alpha}"] > ul li[data-page-id="${gamma}"]`).waitFor();
+        assert.equal(await parentOf(gamma), alpha, 'moved into Alpha');
+
+        if (!shape.isMobile) {
+          // Dragged into Beta's middle: inside; then onto Alpha's top edge: before it.
+          await row(beta).dragTo(row(alpha), { targetPosition: { x: 40, y: 12 } });
+          await page.locator(`li[data-page-id="${alpha}"] > ul li[data-page-id="${beta}"]`).waitFor();
+          assert.equal(await parentOf(beta), alpha, 'dropped into Alpha');
+          await row(beta).dragTo(row(alpha), { targetPosition: { x: 40, y: 1 } });
+          await page.waitForFunction(([a, b]) => document.querySelector(`li[data-page-id="${b}"] + li[data-page-id="${a}"]`) !== null, [alpha, beta]);
+          assert.deepEqual(await topOrder(), [beta, alpha], 'dropped before Alpha');
+        }
+
+        // Trash Alpha, keeping Gamma: Gamma moves up to Alpha's place.
+        await row(alpha).getByRole('button', { name: t('tree.actions', { title: 'Alpha' }) }).click();
+        await page.getByRole('button', { name: t('tree.trash') }).click();
+        await page.getByText(t('tree.trashQuestion', { title: 'Alpha' })).waitFor();
+        await session.check('trash-question');
+        await page.getByRole('button', { name: t('tree.trashKeepChildren') }).click();
+        await page.getByText(t('tree.trashed', { title: 'Alpha' })).waitFor();
+        assert.equal(await parentOf(gamma), null, 'Gamma kept, at the top');
+        assert.equal(await parentOf(alpha), undefined, 'Alpha in the trash');
+
+        // The trash: restore, then (trashed again) purge after the confirmation.
+        await session.visit(`${instance.baseUrl}/${pond.slug}/-/trash`);
+        const entry = page.locator(`[data-trash-page="${alpha}"]`);
+        await entry.getByRole('heading', { name: 'Alpha' }).waitFor();
+        await session.check('trash');
+        await entry.getByRole('button', { name: t('trash.restore') }).click();
+        await page.getByText(t('trash.restored', { title: 'Alpha' })).waitFor();
+        assert.ok((await listed()).some((item) => item.id === alpha), 'restored');
+        assert.equal((await client.request('DELETE', `/pages/${alpha}`)).status, 200);
+        await session.visit(`${instance.baseUrl}/${pond.slug}/-/trash`);
+        await entry.getByRole('button', { name: t('trash.purge') }).click();
+        await entry.getByText(t('trash.purgeQuestion', { title: 'Alpha' })).waitFor();
+        await session.check('purge-question');
+        await entry.getByRole('button', { name: t('trash.purgeConfirm') }).click();
+        await page.getByText(t('trash.purged', { title: 'Alpha' })).waitFor();
+        assert.equal((await client.get(`/pages/${alpha}`)).status, 404, 'purged');
+        await page.getByText(t('trash.empty')).waitFor();
+        assert.deepEqual(problems, []);
+      } finally {
+        await context.close();
+      }
+    });
+  }
 });
