@@ -92,6 +92,17 @@ export interface PageDetailView extends PageSummaryView {
   pond: { id: string; slug: string; name: string };
 }
 
+/** A hit of `GET /search` (docs/search.md); matches in `title` and `snippet` wrapped in U+E000 … U+E001. */
+export interface SearchHitView {
+  id: string;
+  title: string;
+  slug: string;
+  pond: { id: string; slug: string; name: string };
+  labels: { id: string; name: string; color: string }[];
+  snippet: string;
+  match: 'fulltext' | 'substring';
+}
+
 export interface ListView<T> {
   items: T[];
   nextCursor: string | null;

@@ -323,6 +323,20 @@ export const messagesEn = {
   'trash.purged': '{title} is deleted.',
   'trash.loadMore': 'Load more',
   'trash.back': 'Back to the pond',
+  'search.title': 'Search',
+  'search.titleFor': 'Search: {query}',
+  'search.query': 'Search for',
+  'search.pond': 'Pond',
+  'search.allPonds': 'All ponds',
+  'search.label': 'Label',
+  'search.allLabels': 'All labels',
+  'search.submit': 'Search',
+  'search.prompt': 'Words are all found, "a phrase" as written, -word excludes. Case and accents do not matter.',
+  'search.none': 'Nothing found for {query}. Fewer or other words may help.',
+  'search.loadMore': 'Load more',
+  'search.headerLabel': 'Search pages',
+  'serverError.title': 'Something went wrong',
+  'serverError.text': 'This page could not be shown. Please try again in a moment.',
 } as const;
 
 export type MessageKey = keyof typeof messagesEn;
