@@ -135,6 +135,12 @@ export function fontFaceCss(fonts: PondFonts): string {
   return css;
 }
 
+/** A font's regular upright Latin face (family and URL), e.g. for a live sample in the app; null for a system font. */
+export function sampleFace(fontId: string): { family: string; urlPath: string } | null {
+  const face = facesOf(fontId).find((candidate) => candidate.weight === 400 && candidate.style === 'normal' && candidate.urlPath.includes('-latin-400-'));
+  return face ? { family: face.family, urlPath: face.urlPath } : null;
+}
+
 /** The regular upright Latin face of the body font, worth a preload; null for a system font. */
 export function bodyFontPreload(fonts: PondFonts): string | null {
   const face = facesOf(fonts.body).find((candidate) => candidate.weight === 400 && candidate.style === 'normal' && candidate.urlPath.includes('-latin-400-'));

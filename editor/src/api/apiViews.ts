@@ -49,12 +49,36 @@ export interface SetupStateView {
   registrationMode: RegistrationMode;
 }
 
+/** `GET /ponds/:id` (api/presenters/pondPresenter.ts). */
+export interface PondView {
+  id: string;
+  slug: string;
+  name: string;
+  kind: 'personal' | 'shared';
+  settings: { commentPolicy: 'readers' | 'editors'; apiEnabled: boolean; mcpEnabled: boolean; sidebarView: 'tree' | 'labels' };
+  fonts: { body: string; heading: string; code: string };
+  role: 'pond_admin' | 'editor' | 'reader' | null;
+  capabilities: { write: boolean; admin: boolean };
+  trashedAt: string | null;
+}
+
+/** A catalog font with what a live sample needs (site/src/pages/[pondSlug]/-/settings.astro). */
+export interface FontChoiceView {
+  id: string;
+  name: string;
+  category: 'sans' | 'serif' | 'mono';
+  stack: string;
+  /** The regular Latin face to load for the sample; null for a system font. */
+  sample: { family: string; urlPath: string } | null;
+}
+
 export interface PondSummaryView {
   id: string;
   slug: string;
   name: string;
   kind: 'personal' | 'shared';
-  role: 'pond_admin' | 'editor' | 'reader';
+  /** Null when only label or page grants reach the caller. */
+  role: 'pond_admin' | 'editor' | 'reader' | null;
 }
 
 /** `GET /users/me/feed-token`: never the secret. */
