@@ -1,0 +1,87 @@
+/**
+ * Access rules and the explainer in Chromium: a pond admin makes the pond readable by all
+ * signed-in users, denies one page to a member, and the explainer names that deny as the
+ * deciding rule at the page level; a rule is removed after a confirmation. Each step checked
+ * through the API too. Desktop in English, phone in German; axe on each screen.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { completeSetup, createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
+import { startTestInstance, type TestInstance } from '../../api/testing/testInstance.ts';
+import { ensureSiteBuilt } from '../../scripts/build-site.ts';
+import { launchChromium, openSession, SCREEN_SHAPES } from './browserSession.ts';
+
+let instance: TestInstance;
+let browser: Browser;
+
+before(async () => {
+  await ensureSiteBuilt();
+  instance = await startTestInstance({ site: true });
+  await completeSetup(instance);
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+  await instance?.close();
+});
+
+describe('access rules and the explainer', () => {
+  for (const shape of SCREEN_SHAPES) {
+    test(`allow signed-in, deny a page to a member, the explainer names the deciding rule, remove (${shape.name})`, { timeout: 120_000 }, async () => {
+      await resetRateLimits(instance);
+      const admin = await createVerifiedUser(instance);
+      const member = await createVerifiedUser(instance);
+      const pond = (await admin.client.post('/ponds', { name: shape.locale === 'de' ? 'Zugriffsteich' : 'Access pond' })).body as { id: string; slug: string };
+      const secret = (await admin.client.post(`/ponds/${pond.id}/pages`, { title: 'Secret plans' })).body as { id: string };
+      await admin.client.post(`/ponds/${pond.id}/members`, { user: member.user.username, role: 'editor' });
+      const memberName = ((await member.client.get('/users/me')).body as { displayName: string }).displayName;
+      const rules = async () => ((await admin.client.get(`/ponds/${pond.id}/grants/access-rules`)).body as { items: { id: string; subject: { type: string }; scope: { type: string }; effect: string }[] }).items;
+
+      const session = await openSession(browser, shape, 'access');
+      const { page, t, problems, context } = session;
+      await context.addCookies([{ name: 'dt_session', value: admin.client.sessionCookie!, url: instance.baseUrl }]);
+      try {
+        await session.visit(`${instance.baseUrl}/${pond.slug}/-/access`);
+        const form = page.locator('.new-rule form');
+        await form.getByLabel(t('access.subject'), { exact: true }).selectOption('signed-in');
+        await form.getByRole('button', { name: t('access.create') }).click();
+        await page.getByText(t('access.created')).waitFor();
+        assert.ok((await rules()).some((rule) => rule.subject.type === 'signed-in' && rule.scope.type === 'pond' && rule.effect === 'allow'));
+
+        await form.getByLabel(t('access.subject'), { exact: true }).selectOption('user');
+        await form.getByLabel(t('access.member')).selectOption({ label: `${memberName} (@${member.user.username})` });
+        await form.getByLabel(t('access.where')).selectOption('page');
+        await form.getByLabel(t('access.page'), { exact: true }).selectOption({ label: 'Secret plans' });
+        await form.getByLabel(t('access.effectChoice.deny')).check();
+        await form.getByRole('button', { name: t('access.create') }).click();
+        await page.locator('.rule-deny').waitFor();
+        assert.ok((await rules()).some((rule) => rule.subject.type === 'user' && rule.scope.type === 'page' && rule.effect === 'deny'));
+        await session.check('rules');
+
+        // The explainer: the member on the secret page, decided by the page-level deny.
+        await page.locator('#explain-subject').selectOption({ label: `${memberName} (@${member.user.username})` });
+        await page.locator('#explain-page').selectOption({ label: 'Secret plans' });
+        await page.getByRole('button', { name: t('explain.submit') }).click();
+        const read = page.locator('[data-verdict="read"]');
+        await read.waitFor();
+        assert.equal(await read.locator('strong').textContent(), t('explain.denied'));
+        const expected = t('explain.byDeny', { level: t('explain.level.page'), subject: memberName, role: t('access.role.reader'), scope: t('access.scope.page', { name: 'Secret plans' }) });
+        assert.equal((await read.locator('dd span').textContent())?.trim(), expected);
+        await session.check('explained');
+        const api = (await admin.client.get(`/ponds/${pond.id}/effective-permissions?subjectType=user&subjectId=${member.user.id}&pageId=${secret.id}`)).body as { read: { allowed: boolean; level: string } };
+        assert.deepEqual([api.read.allowed, api.read.level], [false, 'page']);
+
+        // Removing the deny, after the confirmation.
+        const deny = page.locator('.rule-deny');
+        await deny.getByRole('button', { name: t('access.remove') }).click();
+        await deny.getByRole('button', { name: t('access.removeConfirm') }).click();
+        await page.getByText(t('access.removed')).waitFor();
+        assert.ok(!(await rules()).some((rule) => rule.effect === 'deny'));
+        assert.deepEqual(problems, []);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});
