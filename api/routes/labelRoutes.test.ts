@@ -45,6 +45,27 @@ describe('labels', () => {
     return chain;
   }
 
+  describe('page counts in the list', () => {
+    test('each label counts the live pages the caller may read that carry it, and with its descendants (each page once)', async () => {
+      const pond = await pondWithMembers();
+      const parent = await seedLabel(pond.id, 'Parent');
+      const child = await seedLabel(pond.id, 'Child', { parentId: parent.id });
+      const both = await seedPage(pond.id, 'Both');
+      const onlyChild = await seedPage(pond.id, 'Only child');
+      const hidden = await seedPage(pond.id, 'Hidden');
+      const trashed = await seedPage(pond.id, 'Trashed', { trashed: true });
+      await seedPageLabels(both, [parent, child]);
+      await seedPageLabels(onlyChild, [child]);
+      await seedPageLabels(hidden, [child]);
+      await seedPageLabels(trashed, [parent]);
+      await seedGrant(pond.id, { subject: { type: 'user', id: reader.id }, role: 'reader', scope: { type: 'page', id: hidden.id }, effect: 'deny' });
+      const countsFor = async (client: TestClient) =>
+        Object.fromEntries(((await client.get(`/ponds/${pond.id}/labels`)).body.items as { name: string; pageCount: number; subtreePageCount: number }[]).map((label) => [label.name, [label.pageCount, label.subtreePageCount]]));
+      assert.deepEqual(await countsFor(owner.client), { Parent: [1, 3], Child: [3, 3] });
+      assert.deepEqual(await countsFor(reader.client), { Parent: [1, 2], Child: [2, 2] }, 'a page denied to the reader is not counted for them');
+    });
+  });
+
   describe('creating and listing', () => {
     test('POST answers 201 with the LabelView; the colour is stored in lower case and the name trimmed', async () => {
       const pond = await pondWithMembers();

@@ -12,6 +12,7 @@ import {
   updateLabel,
   type LabelActorContext,
 } from '../commands/labelCommands.ts';
+import { labelPageCounts } from '../pages/labelPageCounts.ts';
 import { defineRoute, type AnyRoute, type SignedInRouteContext } from '../http/routeTable.ts';
 import { Label } from '../models/index.ts';
 import { presentLabelTree } from '../presenters/labelPresenter.ts';
@@ -43,9 +44,11 @@ export const labelRoutes: AnyRoute[] = [
     method: 'get',
     path: '/ponds/:id/labels',
     access: { kind: 'pond', capability: 'visible' },
-    handler: async ({ resource }) => {
+    handler: async ({ resource, services }) => {
       const labels = await Label.findAll({ where: { pondId: resource.pond.id } });
-      return { body: { items: presentLabelTree(labels), nextCursor: null } };
+      const counts = await labelPageCounts(services.sequelize, resource.pond.id, resource.access, labels);
+      const items = presentLabelTree(labels).map((label) => ({ ...label, ...(counts.get(label.id) ?? { pageCount: 0, subtreePageCount: 0 }) }));
+      return { body: { items, nextCursor: null } };
     },
   }),
   defineRoute({
