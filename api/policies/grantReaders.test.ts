@@ -75,6 +75,8 @@ const MAY_READ_GRANT_FIELDS: Record<string, string> = {
   'api/presenters/grantPresenter.ts': 'shows a grant as it is (subject, scope), deciding nothing',
   'api/testing/accessOracle.ts': 'the tests\' independent reading of the spec',
   'api/routes/grantRoutes.ts': 'checks the effective-permissions query (its subjectType names who to explain)',
+  'editor/src/ponds/AccessRules.svelte': 'words a rule as the API described it (allow or deny), deciding nothing',
+  'editor/src/ponds/PermissionExplainer.svelte': 'words the deciding rule the API named (allow or deny), deciding nothing',
 };
 
 test('no file outside the policy module interprets grants', () => {

@@ -471,4 +471,5 @@ export const messagesDe: Record<MessageKey, string> = {
   'labels.new': 'Neues Label',
   'labels.create': 'Label anlegen',
   'labels.created': '{name} ist angelegt.',
+  'trash.pageInTrash': 'Diese Seite liegt im Papierkorb. Stelle sie wieder her, um sie wieder zu lesen und zu bearbeiten.',
 };

@@ -469,6 +469,7 @@ export const messagesEn = {
   'labels.new': 'New label',
   'labels.create': 'Create label',
   'labels.created': '{name} is created.',
+  'trash.pageInTrash': 'This page is in the trash. Restore it to read and edit it again.',
 } as const;
 
 export type MessageKey = keyof typeof messagesEn;
