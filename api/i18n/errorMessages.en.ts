@@ -32,7 +32,7 @@ export const errorMessagesEn: Record<ErrorCode, string> = {
   unknown_setting: 'This setting does not exist.',
   setting_locked: 'This setting cannot be changed.',
   maintenance_mode: 'The instance is in maintenance mode. Please try again shortly.',
-  slug_taken: 'This slug is already taken. Please choose another one.',
+  slug_taken: 'This address is already taken. Please choose another one.',
   pond_trashed: 'This pond is in the trash. Restore it first.',
   personal_pond_protected: 'A personal pond cannot be trashed.',
   personal_pond_single_admin: 'A personal pond has only its owner as pond admin.',

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Page } from '../models/index.ts';
-import { seedGrant, seedPage } from '../testing/accessFixtures.ts';
+import { seedGrant, seedLabel, seedPage, seedPageLabels } from '../testing/accessFixtures.ts';
 import { assertError, assertFieldError, MISSING_UUID, PAGE_VIEW_KEYS, usePondCast } from '../testing/pondTestSetup.ts';
 import type { TestResponse } from '../testing/testClient.ts';
 
@@ -36,7 +36,7 @@ describe('page listing', () => {
       assert.equal(forReader.status, 200, forReader.text);
       assert.equal(forReader.body.nextCursor, null);
       assert.deepEqual(forReader.body.items.map((item: { id: string }) => item.id), [child.id, plain.id]);
-      assert.deepEqual(Object.keys(forReader.body.items[0]).sort(), PAGE_VIEW_KEYS);
+      assert.deepEqual(Object.keys(forReader.body.items[0]).sort(), [...PAGE_VIEW_KEYS, 'labelIds'].sort());
       assert.equal(forReader.body.items[0].parentId, null);
       assert.equal(forReader.body.items[0].createdAt, '2024-01-02T00:00:00.000Z');
       assert.equal(forReader.body.items[0].pondId, pond.id);
@@ -44,6 +44,23 @@ describe('page listing', () => {
       const forEditor = await cast.editor.client.get(`/ponds/${pond.id}/pages`);
       assert.deepEqual(forEditor.body.items.map((item: { id: string }) => item.id), [parent.id, child.id, plain.id], 'trashed pages are never listed');
       assert.equal(forEditor.body.items[1].parentId, parent.id);
+    });
+
+    test('each page carries its sorted labelIds (empty without labels), and they follow a change of labels', async () => {
+      const pond = await cast.seedTeamPond();
+      const labelled = await seedPage(pond.id, 'Labelled');
+      const plain = await seedPage(pond.id, 'Plain');
+      const [first, second] = [await seedLabel(pond.id, 'First'), await seedLabel(pond.id, 'Second')];
+      await seedPageLabels(labelled, [first, second]);
+      const labelsOf = async () => {
+        const response = await cast.reader.client.get(`/ponds/${pond.id}/pages`);
+        assert.equal(response.status, 200, response.text);
+        return Object.fromEntries(response.body.items.map((item: { id: string; labelIds: string[] }) => [item.id, item.labelIds]));
+      };
+      assert.deepEqual(await labelsOf(), { [labelled.id]: [first.id, second.id].sort(), [plain.id]: [] });
+      const changed = await cast.editor.client.request('PUT', `/pages/${labelled.id}/labels`, { body: { labelIds: [second.id] } });
+      assert.equal(changed.status, 200, changed.text);
+      assert.deepEqual(await labelsOf(), { [labelled.id]: [second.id], [plain.id]: [] });
     });
 
     test('createdSince and updatedSince filter inclusively; a plain date means midnight UTC', async () => {

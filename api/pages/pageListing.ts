@@ -6,7 +6,7 @@
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
-import { presentPage, type PageView } from '../presenters/pagePresenter.ts';
+import { presentPage, type PageListItemView } from '../presenters/pagePresenter.ts';
 import { isoFromUtcText, timelineCursor, type TimelineCursor } from '../http/cursorCodec.ts';
 import { collectReadable, liveReadability } from './readableBatches.ts';
 
@@ -38,7 +38,7 @@ export interface PageListingOptions {
 }
 
 export interface PageListing {
-  items: PageView[];
+  items: PageListItemView[];
   nextCursor: string | null;
 }
 
@@ -57,6 +57,8 @@ interface PageRow {
   updated_utc: string;
   created_by: string | null;
   updated_by: string | null;
+  /** The page's label ids joined by commas (`pages.label_ids`, sorted): cheaper than an array per row. */
+  label_csv: string;
 }
 
 function asTimestamp(value: string | Date): string {
@@ -79,7 +81,8 @@ async function fetchBatch(sequelize: Sequelize, query: BatchQuery): Promise<Page
   if (query.after) conditions.push(`(created_at, id) > (CAST(:afterCreated AS timestamp) AT TIME ZONE 'UTC', CAST(:afterId AS uuid))`);
   return sequelize.query<PageRow>(
     `SELECT id, slug, title, parent_id, position, created_by, updated_by,
-            (created_at AT TIME ZONE 'UTC')::text AS created_utc, (updated_at AT TIME ZONE 'UTC')::text AS updated_utc
+            (created_at AT TIME ZONE 'UTC')::text AS created_utc, (updated_at AT TIME ZONE 'UTC')::text AS updated_utc,
+            COALESCE(array_to_string(label_ids, ','), '') AS label_csv
        FROM pages
       WHERE ${conditions.join(' AND ')}
       -- The timestamp column, not its text form: sorts in the index order the keyset assumes.
@@ -100,7 +103,7 @@ async function fetchBatch(sequelize: Sequelize, query: BatchQuery): Promise<Page
 }
 
 /** A listing row (always a live page) through the page presenter. */
-function toView(row: PageRow, pondId: string, parentReadable: boolean): PageView {
+function toView(row: PageRow, pondId: string, parentReadable: boolean): PageListItemView {
   const page = {
     id: row.id,
     pondId,
@@ -114,7 +117,7 @@ function toView(row: PageRow, pondId: string, parentReadable: boolean): PageView
     createdBy: row.created_by,
     updatedBy: row.updated_by,
   };
-  return presentPage(page, parentReadable);
+  return { ...presentPage(page, parentReadable), labelIds: row.label_csv === '' ? [] : row.label_csv.split(',') };
 }
 
 /**

@@ -18,6 +18,12 @@ export interface PageView {
   updatedBy: string | null;
 }
 
+/** A page in a pond's page list: its labels too, so a sidebar can group by label without a request per page. */
+export interface PageListItemView extends PageView {
+  /** Sorted, like the detail's. */
+  labelIds: string[];
+}
+
 export interface PageDetailView extends PageView {
   /** Sorted, so clients and tests can compare sets as arrays. */
   labelIds: string[];

@@ -55,7 +55,7 @@ export interface PondView {
   slug: string;
   name: string;
   kind: 'personal' | 'shared';
-  settings: { commentPolicy: 'readers' | 'editors'; apiEnabled: boolean; mcpEnabled: boolean; sidebarView: 'tree' | 'labels' };
+  settings: { commentPolicy: 'readers' | 'editors'; apiEnabled: boolean; mcpEnabled: boolean; sidebarView: SidebarView };
   fonts: { body: string; heading: string; code: string };
   role: 'pond_admin' | 'editor' | 'reader' | null;
   capabilities: { write: boolean; admin: boolean };
@@ -107,7 +107,27 @@ export interface PageSummaryView {
   trashedAt: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Sorted label ids; `GET /ponds/:id/pages` answers them, other summaries may not. */
+  labelIds?: string[];
 }
+
+/** `GET /ponds/:id/favorites`: a starred page. */
+export interface FavoriteView extends PageSummaryView {
+  favoritedAt: string;
+}
+
+/** `GET /ponds/:id/labels`: a label in tree order, with how many pages the caller can read carry it. */
+export interface LabelSummaryView {
+  id: string;
+  parentId: string | null;
+  name: string;
+  color: string;
+  depth: number;
+  pageCount: number;
+  subtreePageCount: number;
+}
+
+export type SidebarView = 'tree' | 'labels';
 
 /** `GET /pages/:id`. */
 export interface PageDetailView extends PageSummaryView {

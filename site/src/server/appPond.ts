@@ -6,7 +6,8 @@
  * visitor's document is fetched from the hot path as a visitor would get it.
  */
 import type { AstroGlobal } from 'astro';
-import type { ListView, PageSummaryView, PondSummaryView } from '../../../editor/src/api/apiViews.ts';
+import type { FavoriteView, LabelSummaryView, ListView, PageSummaryView, PondSummaryView, PondView, SidebarView } from '../../../editor/src/api/apiViews.ts';
+import { SIDEBAR_COOKIE, sidebarChoiceFor } from '../../../editor/src/pages/sidebarChoice.ts';
 import { readApiForPage } from './apiForPage.ts';
 
 /** The page list is read in pages of the API's maximum; a pond holds at most a few thousand. */
@@ -17,7 +18,15 @@ export interface AppPond {
   pond: PondSummaryView;
   ponds: PondSummaryView[];
   pages: PageSummaryView[];
+  /** The pond's labels in tree order (for the sidebar's grouping and the page's chips). */
+  labels: LabelSummaryView[];
+  /** The caller's starred pages of this pond that they may still read. */
+  favorites: FavoriteView[];
+  /** How the sidebar shows the pages: this browser's choice for the pond, else the pond's default. */
+  sidebarView: SidebarView;
 }
+
+const FAVORITES_SHOWN = 500;
 
 /** The pond and its readable pages, or null when the caller is no member of a pond of that slug. */
 export async function loadAppPond(astro: AstroGlobal, pondSlug: string): Promise<AppPond | null> {
@@ -25,18 +34,37 @@ export async function loadAppPond(astro: AstroGlobal, pondSlug: string): Promise
   if (!ponds.ok) return null;
   const pond = ponds.data.items.find((candidate) => candidate.slug.toLowerCase() === pondSlug.toLowerCase());
   if (!pond) return null;
+  const [pages, detail, labels, favorites] = await Promise.all([
+    readAllPages(astro, pond.id),
+    readApiForPage<PondView>(astro, `/ponds/${pond.id}`),
+    readApiForPage<ListView<LabelSummaryView>>(astro, `/ponds/${pond.id}/labels`),
+    readApiForPage<ListView<FavoriteView>>(astro, `/ponds/${pond.id}/favorites?limit=${FAVORITES_SHOWN}`),
+  ]);
+  if (!pages) return null;
+  const pondDefault = detail.ok ? detail.data.settings.sidebarView : 'tree';
+  return {
+    pond,
+    ponds: ponds.data.items,
+    pages,
+    labels: labels.ok ? labels.data.items : [],
+    favorites: favorites.ok ? favorites.data.items : [],
+    sidebarView: sidebarChoiceFor(astro.cookies.get(SIDEBAR_COOKIE)?.value ?? '', pond.id) ?? pondDefault,
+  };
+}
+
+async function readAllPages(astro: AstroGlobal, pondId: string): Promise<PageSummaryView[] | null> {
   const pages: PageSummaryView[] = [];
   let cursor: string | null = null;
   for (let request = 0; request < MAX_LIST_REQUESTS; request++) {
     const query = new URLSearchParams({ limit: String(PAGE_LIST_LIMIT) });
     if (cursor) query.set('cursor', cursor);
-    const listed = await readApiForPage<ListView<PageSummaryView>>(astro, `/ponds/${pond.id}/pages?${query}`);
+    const listed = await readApiForPage<ListView<PageSummaryView>>(astro, `/ponds/${pondId}/pages?${query}`);
     if (!listed.ok) return null;
     pages.push(...listed.data.items);
     cursor = listed.data.nextCursor;
     if (!cursor) break;
   }
-  return { pond, ponds: ponds.data.items, pages };
+  return pages;
 }
 
 const PASSED_ON_HEADERS = ['content-type', 'content-security-policy', 'etag', 'last-modified', 'cache-control', 'vary', 'x-content-type-options', 'x-frame-options', 'referrer-policy', 'cross-origin-opener-policy'];
