@@ -61,9 +61,9 @@ export const userRoutes: AnyRoute[] = [
       const { user, session } = actor;
       await countAttemptFromAddress(sequelize, config.loginRateLimit, req.ip);
       const attemptKey = await countAttemptOnAccount(sequelize, config.loginRateLimit, req.ip, { userId: user.id });
-      const verifiedHash = user.passwordHash;
+      const storedHash = user.passwordHash;
       // An account without a password (external sign-in only) spends the same time and is refused alike.
-      const matches = verifiedHash ? await verifyPassword(body.currentPassword, verifiedHash) : await verifyAgainstDummy(body.currentPassword, config.passwordHashCost);
+      const matches = storedHash ? await verifyPassword(body.currentPassword, storedHash) : await verifyAgainstDummy(body.currentPassword, config.passwordHashCost);
       if (!matches) {
         await recordAudit({ actor: auditActorOf(user), action: 'auth.password_change_failed', ip: req.ip });
         throw new ApiError('current_password_wrong');
@@ -71,8 +71,8 @@ export const userRoutes: AnyRoute[] = [
       await clearAccountAttempts(sequelize, attemptKey);
       const newHash = await hashPassword(body.newPassword, config.passwordHashCost);
       await sequelize.transaction(async (transaction) => {
-        // Only over the hash just verified: a reset or another change meanwhile is not overwritten.
-        const [changed] = await User.update({ passwordHash: newHash }, { where: { id: user.id, passwordHash: verifiedHash }, transaction });
+        // Only over the hash just checked: a reset or another change meanwhile is not overwritten.
+        const [changed] = await User.update({ passwordHash: newHash }, { where: { id: user.id, passwordHash: storedHash }, transaction });
         if (changed === 0) throw new ApiError('current_password_wrong');
         await invalidateUserSessions(user.id, transaction, session.id);
         await recordAudit({ actor: auditActorOf(user), action: 'auth.password_changed', ip: req.ip }, transaction);
