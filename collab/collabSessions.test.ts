@@ -1,7 +1,8 @@
 /**
  * Collab connections live no longer than the credential that opened them: disabling or
- * deleting a user, logout, a password reset and the session's expiry close the sockets
- * within 5 s (`user_sessions_changed`, then the policy module), and the reconnect is refused.
+ * deleting a user, logout, a password reset or change (for the other sessions) and the
+ * session's expiry close the sockets within 5 s (`user_sessions_changed`, then the policy
+ * module), and the reconnect is refused.
  * An anonymous reader of a public page holds no session and is left alone. Each test prints
  * how long the close took.
  */
@@ -143,6 +144,22 @@ describe('collab connections and the sessions that opened them', () => {
     assert.equal(reset.status, 200, reset.text);
     await closedWithinBound(t, 'password reset', started, editors);
     await refused(editors);
+  });
+
+  test('a password change closes the sockets of the user\'s other sessions within 5 s, and keeps those of the session that made it', async (t) => {
+    t.after(closeAll);
+    const user = await member();
+    const otherBrowser = await user.signInAgain();
+    const elsewhere = await open(otherBrowser, user.pages[1].id);
+    const here = await open(user.client, user.pages[1].id);
+    const started = Date.now();
+    const change = await user.client.post('/users/me/password', { currentPassword: user.credentials.password, newPassword: 'a new and long enough password' });
+    assert.equal(change.status, 204, change.text);
+    await closedWithinBound(t, 'password change', started, [elsewhere]);
+    await refused([elsewhere]);
+    assert.equal(here.seen.closed, false, 'the socket of the session that changed the password was closed');
+    here.type('still signed in');
+    await here.allSynced();
   });
 
   test("the socket closes within 5 s of the session's expiry, and the reconnect is refused", async (t) => {

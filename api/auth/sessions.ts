@@ -5,9 +5,9 @@
  *
  * Ending sessions announces it on `user_sessions_changed` (payload: the user id), in the
  * caller's transaction when it gives one, so the notice goes out only once the change is
- * committed. Every path that ends sessions (logout, password reset, disabling or deleting an
- * account) goes through these functions; the collab server listens and closes the sockets
- * the ended sessions opened.
+ * committed. Every path that ends sessions (logout, password reset or change, disabling or
+ * deleting an account) goes through these functions; the collab server listens and closes
+ * the sockets the ended sessions opened.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Response } from 'express';

@@ -19,6 +19,8 @@ export const ERROR_STATUS = {
   csrf_failed: 403,
   rate_limited: 429,
   invalid_credentials: 401,
+  /** `POST /users/me/password` with a wrong current password (the caller stays signed in, hence not 401). */
+  current_password_wrong: 403,
   account_disabled: 403,
   email_unverified: 403,
   registration_closed: 403,

@@ -49,6 +49,8 @@ const SAMPLE_BODIES: Record<string, (fixtures: SweepFixtures) => unknown> = {
   'POST /auth/forgot-password': () => ({ email: 'nobody@example.org' }),
   'POST /auth/reset-password': () => ({ token: 'x'.repeat(40), password: 'a long enough password' }),
   'PATCH /users/me': () => ({ displayName: 'Sweep Admin', locale: 'en', digestFrequency: 'daily', autoWatchOwnPages: true }),
+  // A wrong current password: the sweep's sessions must outlive it.
+  'POST /users/me/password': () => ({ currentPassword: 'not the password', newPassword: 'a long enough password' }),
   'POST /ponds': () => ({ name: 'Sweep pond', slug: 'sweep-pond' }),
   'PATCH /ponds/:id': () => ({ name: 'Sweep pond', fonts: { body: null }, settings: { sidebarView: 'tree', commentPolicy: 'readers' } }),
   'POST /ponds/:id/members': (fixtures) => ({ user: fixtures.memberLogin, role: 'reader' }),

@@ -13,6 +13,7 @@ export const errorMessagesDe: Record<ErrorCode, string> = {
   csrf_failed: 'Die Anfrage kam nicht von dieser Seite und wurde abgelehnt.',
   rate_limited: 'Zu viele Versuche. Bitte warte kurz und versuche es dann erneut.',
   invalid_credentials: 'Benutzername, E-Mail-Adresse oder Passwort ist falsch.',
+  current_password_wrong: 'Dein aktuelles Passwort stimmt nicht.',
   account_disabled: 'Dieses Konto wurde deaktiviert.',
   email_unverified: 'Bitte bestätige zuerst deine E-Mail-Adresse.',
   registration_closed: 'Die Registrierung ist auf dieser Instanz geschlossen.',

@@ -13,6 +13,7 @@ export const errorMessagesEn: Record<ErrorCode, string> = {
   csrf_failed: 'The request did not come from this site and was refused.',
   rate_limited: 'Too many attempts. Please wait a moment and try again.',
   invalid_credentials: 'Username, e-mail or password is wrong.',
+  current_password_wrong: 'Your current password is not correct.',
   account_disabled: 'This account has been disabled.',
   email_unverified: 'Please confirm your e-mail address first.',
   registration_closed: 'Registration is closed on this instance.',

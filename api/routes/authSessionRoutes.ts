@@ -2,16 +2,16 @@
  * Sign in, sign out, and "who am I". Login takes a username or an e-mail address; unknown
  * accounts and wrong passwords get the same answer in the same time.
  *
- * Throttling: every attempt is counted per client address and per (account, address)
- * before the password is checked, each by one atomic increment, so parallel guesses get no
- * more checks than the limit. An attacker's failures lock out only the attacker's address:
- * the owner still signs in from theirs.
+ * Throttling (api/auth/passwordAttemptThrottle.ts, shared with the password change): every
+ * attempt is counted per client address and per (account, address) before the password is
+ * checked. An attacker's failures lock out only the attacker's address: the owner still
+ * signs in from theirs.
  */
 import { Op, fn, col, where } from 'sequelize';
 import { z } from 'zod';
 import { isSecureRequest } from '../auth/authenticateRequest.ts';
 import { hashPassword, needsRehash, verifyAgainstDummy, verifyPassword } from '../auth/passwords.ts';
-import { consumeRateLimit, rateLimitAddress, resetRateLimit } from '../auth/rateLimiter.ts';
+import { clearAccountAttempts, countAttemptFromAddress, countAttemptOnAccount } from '../auth/passwordAttemptThrottle.ts';
 import { clearSessionCookie, createSession, invalidateSession, setSessionCookie } from '../auth/sessions.ts';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { ApiError } from '../http/apiError.ts';
@@ -27,19 +27,13 @@ export const authSessionRoutes: AnyRoute[] = [
     setupExempt: true,
     body: z.object({ login: z.string().trim().min(1).max(254), password: z.string().min(1).max(1024) }),
     handler: async ({ req, res, body, actor, services }) => {
-      const { perAccount, perIp, windowSeconds } = services.config.loginRateLimit;
       const { sequelize, config } = services;
       const login = body.login.toLowerCase();
-      const address = rateLimitAddress(req.ip);
-      await consumeRateLimit(sequelize, `login:ip:${address}`, { limit: perIp, windowSeconds });
+      await countAttemptFromAddress(sequelize, config.loginRateLimit, req.ip);
       const user = await User.findOne({
         where: { [Op.or]: [where(fn('lower', col('username')), login), where(fn('lower', col('email')), login)] },
       });
-      // Keyed on the account, not on what was typed, so username and e-mail share one budget;
-      // an unknown login counts the same way under what was typed. The address comes first:
-      // it never holds a `|`, so no typed login can collide with another address's key.
-      const accountKey = user ? `login:account:${address}|${user.id}` : `login:unknown:${address}|${login}`;
-      await consumeRateLimit(sequelize, accountKey, { limit: perAccount, windowSeconds });
+      const accountKey = await countAttemptOnAccount(sequelize, config.loginRateLimit, req.ip, user ? { userId: user.id } : { unknownLogin: login });
 
       const passwordMatches = user?.passwordHash
         ? await verifyPassword(body.password, user.passwordHash)
@@ -56,7 +50,7 @@ export const authSessionRoutes: AnyRoute[] = [
         await recordAudit({ actor: auditActorOf(user), action: 'auth.login_failed', details: { login, reason: 'email_unverified' }, ip: req.ip });
         throw new ApiError('email_unverified');
       }
-      await resetRateLimit(sequelize, accountKey);
+      await clearAccountAttempts(sequelize, accountKey);
       // The only moment the password is at hand: a hash made with a lower cost is replaced now.
       const verifiedHash = user.passwordHash;
       const upgradedHash = verifiedHash && needsRehash(verifiedHash, config.passwordHashCost) ? await hashPassword(body.password, config.passwordHashCost) : null;

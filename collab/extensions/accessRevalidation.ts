@@ -2,8 +2,8 @@
  * Access is not settled once: a live connection is resolved again through the policy module
  *
  * - on `pond_access_changed`: every connection to a page of that pond;
- * - on `user_sessions_changed`: every connection of that user (logout, password reset, a
- *   disabled or deleted account end sessions; api/auth/sessions.ts announces it);
+ * - on `user_sessions_changed`: every connection of that user (logout, password reset or
+ *   change, a disabled or deleted account end sessions; api/auth/sessions.ts announces it);
  * - at the expiry of the credential that opened it (a timer; sessions slide, so the row is
  *   read again and the timer moved when the session was extended);
  * - for everyone, after the notification listener reconnected (notices may have been missed).

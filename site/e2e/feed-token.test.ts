@@ -1,5 +1,5 @@
 /**
- * The feed token on `/settings/profile` in Chromium: create it from the keyboard and get the
+ * The feed token on `/settings` in Chromium: create it from the keyboard and get the
  * feed addresses once, copy one (it opens the feed), find them gone after a reload, rotate
  * after a confirmation that Escape cancels (the old address stops working), revoke after a
  * confirmation, and a failing request said in words. On a desktop in English and a phone in
@@ -71,7 +71,7 @@ describe('feed token settings', () => {
       await context.addCookies([{ name: 'dt_session', value: client.sessionCookie!, url: instance.baseUrl }]);
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: instance.baseUrl });
       try {
-        await session.visit(`${instance.baseUrl}/settings/profile`);
+        await session.visit(`${instance.baseUrl}/settings`);
         const section = page.getByRole('region', { name: t('feeds.heading') });
         await section.getByText(t('feeds.none')).waitFor();
         await checkBothSchemes(session, 'none');
@@ -101,7 +101,7 @@ describe('feed token settings', () => {
         assert.match(await feed.text(), /<title type="text">Members only<\/title>/);
 
         // Shown once: after a reload only the status is left.
-        await session.visit(`${instance.baseUrl}/settings/profile`);
+        await session.visit(`${instance.baseUrl}/settings`);
         assert.equal(await page.locator('.feed-addresses').count(), 0);
         assert.equal(await page.getByText('dt_feed_').count(), 0, 'the secret is nowhere on the page');
         await section.getByText(t('feeds.lastUsedAt')).waitFor();

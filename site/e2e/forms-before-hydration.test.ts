@@ -4,8 +4,9 @@
  * named field, the password too, into the address bar, the history and the server's logs).
  * Every island form's submit button (editor/src/forms/SubmitButton.svelte) therefore comes
  * disabled from the server. Checked in Chromium on every form with a password (setup
- * wizard, login, signup, reset) and on the others, once with JavaScript off and once with
- * the islands' code blocked: pressing Enter in a field and clicking the button send nothing.
+ * wizard, login, signup, reset, the password change in the settings) and on the others, once
+ * with JavaScript off and once with the islands' code blocked: pressing Enter in a field and
+ * clicking the button send nothing.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -66,30 +67,32 @@ async function openWithoutIslands(variant: Variant, cookie?: string): Promise<{ 
 }
 
 /**
- * Fills every field of the page's one form (password fields with SECRET), then presses Enter
- * in each field and clicks the submit button; returns the requests sent meanwhile.
+ * Fills every field of each form on the page (password fields with SECRET), then presses
+ * Enter in each field and clicks the form's submit button; returns the requests sent meanwhile.
  */
 async function tryToSubmit(page: Page, requests: Request[]): Promise<Request[]> {
-  const form = page.locator('main form');
-  assert.equal(await form.count(), 1, 'the page shows one form');
-  const fields = form.locator('input:not([type=checkbox]):not([type=radio]):not([type=hidden])');
-  for (const field of await fields.all()) {
-    const type = await field.getAttribute('type');
-    await field.fill(type === 'password' ? SECRET : type === 'email' ? 'ada@example.org' : type === 'url' ? 'http://127.0.0.1/' : 'ada');
-  }
-  const submit = form.locator('button[type=submit]');
-  assert.equal(await submit.count(), 1, 'one submit button');
+  const forms = await page.locator('main form').all();
+  assert.ok(forms.length > 0, 'the page shows a form');
   const before = requests.length;
   const start = page.url();
-  // A submission navigates away at once; each attempt gets the time a slow one would take.
-  for (const field of await fields.all()) {
-    if (page.url() !== start) break;
-    await field.press('Enter');
-    await page.waitForTimeout(300);
+  for (const form of forms) {
+    const fields = form.locator('input:not([type=checkbox]):not([type=radio]):not([type=hidden])');
+    for (const field of await fields.all()) {
+      const type = await field.getAttribute('type');
+      await field.fill(type === 'password' ? SECRET : type === 'email' ? 'ada@example.org' : type === 'url' ? 'http://127.0.0.1/' : 'ada');
+    }
+    const submit = form.locator('button[type=submit]');
+    assert.equal(await submit.count(), 1, 'one submit button per form');
+    // A submission navigates away at once; each attempt gets the time a slow one would take.
+    for (const field of await fields.all()) {
+      if (page.url() !== start) break;
+      await field.press('Enter');
+      await page.waitForTimeout(300);
+    }
+    // force: a click that Playwright would otherwise hold back until the button is enabled.
+    if (page.url() === start) await submit.click({ force: true });
+    await page.waitForTimeout(500);
   }
-  // force: a click that Playwright would otherwise hold back until the button is enabled.
-  if (page.url() === start) await submit.click({ force: true });
-  await page.waitForTimeout(500);
   // Attempts to fetch the blocked island code are the page's own doing, not a submission.
   return requests.slice(before).filter((request) => !isIslandCode(new URL(request.url())));
 }
@@ -105,10 +108,11 @@ function assertNothingSent(page: Page, sent: Request[], screen: string): void {
 }
 
 async function assertButtonWaits(page: Page): Promise<void> {
-  const submit = page.locator('main form button[type=submit]');
-  assert.ok(await submit.isDisabled(), 'the submit button waits for the island');
-  // Should a submission ever get through, it would carry the fields in a body, not the URL.
-  assert.equal(await submit.getAttribute('formmethod'), 'post');
+  for (const submit of await page.locator('main form button[type=submit]').all()) {
+    assert.ok(await submit.isDisabled(), 'the submit button waits for the island');
+    // Should a submission ever get through, it would carry the fields in a body, not the URL.
+    assert.equal(await submit.getAttribute('formmethod'), 'post');
+  }
 }
 
 describe('island forms before hydration', () => {
@@ -139,7 +143,7 @@ describe('island forms before hydration', () => {
       { url: '/login', hasPassword: true },
       { url: '/signup', hasPassword: true },
       { url: '/reset-password?token=abc', hasPassword: true },
-      { url: '/settings/profile', hasPassword: false, signedIn: true },
+      { url: '/settings', hasPassword: true, signedIn: true },
     ];
     for (const variant of WITHOUT_ISLANDS) {
       for (const screen of screens) {

@@ -93,7 +93,7 @@ describe('every screen, accessible on a desktop and a phone in English and Germa
         const headerHeight = () => page.locator('.site-header').evaluate((header) => header.getBoundingClientRect().height);
         const homeHeader = await headerHeight();
 
-        await visit(`${instance.baseUrl}/settings/profile`);
+        await visit(`${instance.baseUrl}/settings`);
         await check('settings');
         // The current page's link is bold; that must not wrap the navigation differently.
         assert.equal(await headerHeight(), homeHeader, 'the header is as high on settings as on home');

@@ -196,6 +196,13 @@ export const messagesDe: Record<MessageKey, string> = {
   'profile.submit': 'Änderungen speichern',
   'profile.saved': 'Deine Änderungen wurden gespeichert.',
   'profile.nothingChanged': 'Nichts zu speichern: Kein Feld wurde geändert.',
+  'settings.title': 'Deine Einstellungen',
+  'password.heading': 'Passwort',
+  'password.intro': 'Wenn du dein Passwort änderst, wirst du in allen anderen Browsern und auf allen anderen Geräten abgemeldet. Hier bleibst du angemeldet.',
+  'password.current': 'Aktuelles Passwort',
+  'password.confirm': 'Neues Passwort wiederholen',
+  'password.submit': 'Passwort ändern',
+  'password.changed': 'Dein Passwort wurde geändert. In allen anderen Browsern und auf allen anderen Geräten wurdest du abgemeldet; hier bleibst du angemeldet.',
 
   'feeds.heading': 'Feeds',
   'feeds.intro':

@@ -194,6 +194,13 @@ export const messagesEn = {
   'profile.submit': 'Save changes',
   'profile.saved': 'Your changes have been saved.',
   'profile.nothingChanged': 'Nothing to save: no field was changed.',
+  'settings.title': 'Your settings',
+  'password.heading': 'Password',
+  'password.intro': 'Changing your password signs you out on every other browser and device. This one stays signed in.',
+  'password.current': 'Current password',
+  'password.confirm': 'Repeat the new password',
+  'password.submit': 'Change password',
+  'password.changed': 'Your password has been changed. You were signed out on every other browser and device; here you stay signed in.',
 
   'feeds.heading': 'Feeds',
   'feeds.intro':
