@@ -44,7 +44,7 @@ describe('search', () => {
       await context.addCookies([{ name: 'dt_session', value: reader.client.sessionCookie!, url: instance.baseUrl }]);
       try {
         await session.visit(`${instance.baseUrl}/`);
-        const box = page.getByRole('searchbox', { name: t('search.headerLabel') });
+        const box = page.getByRole('combobox', { name: t('search.headerLabel') });
         await box.fill(plain);
         await Promise.all([page.waitForURL(/\/search\?q=/), box.press('Enter')]);
         const hits = page.locator('.search-hit');

@@ -15,6 +15,13 @@ export const messagesDe: Record<MessageKey, string> = {
   'nav.signingOut': 'Abmelden …',
   'nav.signedInAs': 'Angemeldet als {name}',
   'nav.siteAdmin': 'Verwaltung',
+  'nav.accountMenu': 'Kontomenü',
+  'nav.language': 'Sprache',
+  'search.suggestions': 'Vorgeschlagene Seiten',
+  'search.suggestAll': 'Nach „{query}“ suchen',
+  'search.suggestNone': 'Keine Seite passt zu „{query}“.',
+  'search.suggestLoading': 'Suche läuft …',
+  'search.suggestCount': 'Vorschläge: {count}',
 
   'error.network': 'Der Server ist nicht erreichbar. Prüfe deine Verbindung und versuche es erneut.',
   'error.unexpected': 'Etwas ist schiefgelaufen. Bitte versuche es erneut.',

@@ -16,6 +16,13 @@ export const messagesEn = {
   'nav.signingOut': 'Signing out…',
   'nav.signedInAs': 'Signed in as {name}',
   'nav.siteAdmin': 'Administration',
+  'nav.accountMenu': 'Account menu',
+  'nav.language': 'Language',
+  'search.suggestions': 'Suggested pages',
+  'search.suggestAll': 'Search for “{query}”',
+  'search.suggestNone': 'No pages match “{query}”.',
+  'search.suggestLoading': 'Searching…',
+  'search.suggestCount': 'Suggestions: {count}',
 
   'error.network': 'The server could not be reached. Check your connection and try again.',
   'error.unexpected': 'Something went wrong. Please try again.',
