@@ -14,6 +14,7 @@ import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwrig
 import { startTestInstance, type TestInstance } from '../../api/testing/testInstance.ts';
 import { ensureSiteBuilt } from '../../scripts/build-site.ts';
 import { expectAccessible } from './axe.ts';
+import { waitForIslands } from './browserSession.ts';
 
 const SCREENSHOT_DIR = fileURLToPath(new URL('../../test-output/e2e/', import.meta.url));
 
@@ -130,6 +131,9 @@ test('setup wizard, home page, sign-out and sign-in in Chromium', { timeout: 60_
   await page.goto(`${instance.baseUrl}/setup`);
   assert.equal(new URL(page.url()).pathname, '/');
 
+  // Sign out sits in the user menu; its button works once the menu's island is interactive.
+  await waitForIslands(page);
+  await page.locator('.user-menu summary').click();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { level: 1, name: 'Welcome to Testteich' }).waitFor();
   await expectAccessible(page, 'home, signed out');
