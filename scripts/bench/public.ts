@@ -38,6 +38,7 @@ import { Mailer } from '../../api/mail/mailer.ts';
 import { GENERATION_DEBOUNCE_MS } from '../../api/publicPages/publicDocumentJob.ts';
 import { startWorker } from '../../jobs/worker.ts';
 import { openBenchDatabase } from './benchDatabase.ts';
+import { printTable, type Row } from './benchTable.ts';
 import { compareInterleaved, captureResponse, fetchOnce, median, percentile, requestAll } from './publicLoad.ts';
 import { type PublicBenchData, seedPublicBench } from './publicSeed.ts';
 import { pinBenchProcess, startBenchServer, type BenchServer } from './publicServers.ts';
@@ -58,14 +59,6 @@ const COLD_CONCURRENCY = 4;
 const PUBLIC_ORIGIN = 'https://teich.example.org';
 const BR = { 'accept-encoding': 'gzip, deflate, br' };
 
-interface Row {
-  target: string;
-  figure: string;
-  baseline: string;
-  ratio: string;
-  goal: string;
-  met: boolean;
-}
 const rows: Row[] = [];
 const notes: string[] = [];
 
@@ -232,14 +225,6 @@ async function memory(api: BenchServer, data: PublicBenchData): Promise<void> {
   );
 }
 
-function printTable(): void {
-  const header: Row = { target: 'target', figure: 'measured', baseline: 'baseline', ratio: 'ratio', goal: 'goal', met: true };
-  const widths = (['target', 'figure', 'baseline', 'ratio', 'goal'] as const).map((key) => Math.max(...[header, ...rows].map((row) => row[key].length)));
-  const line = (row: Row, verdict: string) => `  ${[row.target, row.figure, row.baseline, row.ratio, row.goal].map((cell, i) => cell.padEnd(widths[i]!)).join('  ')}  ${verdict}`;
-  console.log(line(header, 'result'));
-  for (const row of rows) console.log(line(row, row.met ? 'met' : 'MISSED'));
-}
-
 const pinning = pinBenchProcess();
 const benchStarted = Date.now();
 console.log(`bench:public — pinning: ${pinning.description}`);
@@ -264,7 +249,7 @@ try {
   if (PHASES.has('c')) await freshness(api, data, database);
   if (PHASES.has('e')) await memory(api, data);
   console.log('');
-  printTable();
+  printTable(rows);
   console.log('');
   for (const note of notes) console.log(`  ${note}`);
   console.log(`  whole run ${((Date.now() - benchStarted) / 1000).toFixed(0)} s`);
