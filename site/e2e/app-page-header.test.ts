@@ -2,7 +2,7 @@
  * The page header and the sidebar's other parts in Chromium: the star (favorites in the
  * sidebar and on `/`), label chips (choose the set, remove one; none for a reader), the
  * sidebar's switch between the folder tree and the label grouping (remembered across a
- * reload), closed branches rendered closed by the server, "Move to…" and renaming with a new address from a page's actions, and `/` with
+ * reload), branches opened or closed as left, rendered so by the server, "Move to…" and renaming with a new address from a page's actions, and `/` with
  * recently changed pages and a new pond. Each step checked through the API. Desktop in
  * English, phone in German; axe on each screen.
  */
@@ -101,13 +101,21 @@ describe('page header, sidebar views, home', () => {
         await page.locator(`li[data-page-id="${guide.id}"] > ul li[data-page-id="${notes.id}"]`).waitFor();
         assert.equal((await pageOf(notes.id)).parentId, guide.id);
 
-        // Closing Guide's branch is remembered, and the server renders it closed: no jump on load.
-        await page.getByRole('button', { name: t('tree.collapse', { title: 'Guide' }) }).click();
-        await page.locator(`li[data-page-id="${notes.id}"]`).waitFor({ state: 'detached' });
-        const served = await (await context.request.get(page.url())).text();
-        assert.ok(served.includes(`data-page-id="${guide.id}"`) && !served.includes(`data-page-id="${notes.id}"`), 'served with the branch closed');
+        // Away from Guide its branch starts closed; opening it is remembered, and the server renders it
+        // open (no jump on load); closed again, it is served closed.
+        await session.visit(`${instance.baseUrl}/${pond.slug}`);
+        await openDrawer();
+        await page.locator(`li[data-page-id="${guide.id}"]`).waitFor();
+        assert.equal(await page.locator(`li[data-page-id="${notes.id}"]`).count(), 0, 'closed by default');
+        const served = async () => (await (await context.request.get(page.url())).text()).includes(`data-page-id="${notes.id}"`);
         await page.getByRole('button', { name: t('tree.expand', { title: 'Guide' }) }).click();
         await page.locator(`li[data-page-id="${notes.id}"]`).waitFor();
+        assert.equal(await served(), true, 'served with the branch open');
+        await page.getByRole('button', { name: t('tree.collapse', { title: 'Guide' }) }).click();
+        await page.locator(`li[data-page-id="${notes.id}"]`).waitFor({ state: 'detached' });
+        assert.equal(await served(), false, 'served with the branch closed');
+        await session.visit(`${instance.baseUrl}/${pond.slug}/${guide.slug}`);
+        await openDrawer();
 
         // Renaming the open page with a new address goes to the new address; a taken one is refused in words.
         const guideRow = page.locator(`[data-tree-row="${guide.id}"]`);

@@ -3,11 +3,12 @@
  * under it (a page with two labels stands under both), and the pages without a label apart.
  * Pages are sorted by title within a group, labels keep the API's tree order.
  */
-import type { LabelSummaryView, PageSummaryView } from '../api/apiViews.ts';
+import type { LabelSummaryView } from '../api/apiViews.ts';
+import type { SidebarPage } from './sidebarPages.ts';
 
 export interface LabelGroup {
   label: LabelSummaryView;
-  pages: PageSummaryView[];
+  pages: SidebarPage[];
   children: LabelGroup[];
   /** Pages in this group and every group inside it, each counted once. */
   pageCount: number;
@@ -15,15 +16,15 @@ export interface LabelGroup {
 
 export interface LabelGrouping {
   groups: LabelGroup[];
-  unlabelled: PageSummaryView[];
+  unlabelled: SidebarPage[];
 }
 
-const byTitle = (collator: Intl.Collator) => (a: PageSummaryView, b: PageSummaryView) => collator.compare(a.title, b.title);
+const byTitle = (collator: Intl.Collator) => (a: SidebarPage, b: SidebarPage) => collator.compare(a.title, b.title);
 
-export function groupPagesByLabel(pages: readonly PageSummaryView[], labels: readonly LabelSummaryView[], locale = 'en'): LabelGrouping {
+export function groupPagesByLabel(pages: readonly SidebarPage[], labels: readonly LabelSummaryView[], locale = 'en'): LabelGrouping {
   const collator = new Intl.Collator(locale, { sensitivity: 'base', numeric: true });
   const groups = new Map<string, LabelGroup>(labels.map((label) => [label.id, { label, pages: [], children: [], pageCount: 0 }]));
-  const unlabelled: PageSummaryView[] = [];
+  const unlabelled: SidebarPage[] = [];
   for (const page of pages) {
     const known = (page.labelIds ?? []).filter((id) => groups.has(id));
     if (known.length === 0) unlabelled.push(page);

@@ -3,7 +3,10 @@
  * and descendants, and the position request (`PATCH /pages/:id/position`) for each keyboard
  * move. Pure, so the moves are tested without a browser.
  */
-import type { PageSummaryView } from '../api/apiViews.ts';
+import type { SidebarPage } from './sidebarPages.ts';
+
+/** What the tree needs of a page. */
+type TreePage = Pick<SidebarPage, 'id' | 'parentId' | 'slug' | 'title' | 'position'>;
 
 export interface PageTreeNode {
   id: string;
@@ -19,14 +22,14 @@ export type DropPlace = 'before' | 'after' | 'inside';
 
 export type PositionRequest = { parentId: string | null; before: string } | { parentId: string | null; after: string } | { parentId: string | null; index: number };
 
-function bySiblingOrder(a: PageSummaryView, b: PageSummaryView): number {
+function bySiblingOrder(a: TreePage, b: TreePage): number {
   // Fractional-index keys compare as plain code units (Postgres' "C" collation does the same).
   if (a.position !== b.position) return a.position < b.position ? -1 : 1;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
 /** Pages whose parent is not in the list (the caller may not read it) stand at the top level. */
-export function buildPageTree(pages: readonly PageSummaryView[]): PageTreeNode[] {
+export function buildPageTree(pages: readonly TreePage[]): PageTreeNode[] {
   const nodes = new Map<string, PageTreeNode>();
   for (const page of pages) nodes.set(page.id, { id: page.id, slug: page.slug, title: page.title, parentId: null, children: [], descendantIds: [] });
   const roots: PageTreeNode[] = [];
@@ -71,9 +74,9 @@ export function moveRequest(tree: PageTreeNode[], id: string, direction: 'up' | 
 }
 
 /** The ancestors of a page, top first (for breadcrumbs); the pages list as the caller may read it. */
-export function ancestorsOf(pages: readonly PageSummaryView[], pageId: string): PageSummaryView[] {
+export function ancestorsOf<T extends Pick<TreePage, 'id' | 'parentId'>>(pages: readonly T[], pageId: string): T[] {
   const byId = new Map(pages.map((page) => [page.id, page]));
-  const chain: PageSummaryView[] = [];
+  const chain: T[] = [];
   const seen = new Set<string>([pageId]);
   for (let id = byId.get(pageId)?.parentId; id && !seen.has(id); id = byId.get(id)?.parentId) {
     const parent = byId.get(id);

@@ -7,7 +7,7 @@
  */
 import type { AstroGlobal } from 'astro';
 import type { FavoriteView, LabelSummaryView, ListView, PageSummaryView, PondSummaryView, PondView, SidebarView } from '../../../editor/src/api/apiViews.ts';
-import { CLOSED_BRANCHES_COOKIE, closedFromCookie } from '../../../editor/src/pages/closedBranches.ts';
+import { OPEN_BRANCHES_COOKIE, openFromCookie } from '../../../editor/src/pages/openBranches.ts';
 import { SIDEBAR_COOKIE, sidebarChoiceFor } from '../../../editor/src/pages/sidebarChoice.ts';
 import { readApiForPage } from './apiForPage.ts';
 
@@ -25,8 +25,8 @@ export interface AppPond {
   favorites: FavoriteView[];
   /** How the sidebar shows the pages: this browser's choice for the pond, else the pond's default. */
   sidebarView: SidebarView;
-  /** The tree's closed branches as this browser's cookie tells them, or null when it is about another pond. */
-  closedBranches: string[] | null;
+  /** The tree's branches opened in this browser as its cookie tells them, or null when it is about another pond. */
+  openBranches: string[] | null;
 }
 
 const FAVORITES_SHOWN = 500;
@@ -52,7 +52,7 @@ export async function loadAppPond(astro: AstroGlobal, pondSlug: string): Promise
     labels: labels.ok ? labels.data.items : [],
     favorites: favorites.ok ? favorites.data.items : [],
     sidebarView: sidebarChoiceFor(astro.cookies.get(SIDEBAR_COOKIE)?.value ?? '', pond.id) ?? pondDefault,
-    closedBranches: closedFromCookie(astro.cookies.get(CLOSED_BRANCHES_COOKIE)?.value ?? '', pond.id, pages.map((page) => page.id)),
+    openBranches: openFromCookie(astro.cookies.get(OPEN_BRANCHES_COOKIE)?.value ?? '', pond.id, pages.map((page) => page.id)),
   };
 }
 
