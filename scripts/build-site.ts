@@ -6,9 +6,10 @@
  * Usage: node scripts/build-site.ts [--force]
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ENTRY = path.join(ROOT, 'site', 'dist', 'server', 'entry.mjs');
@@ -69,6 +70,28 @@ function runAstroBuild(): Promise<{ code: number | null; output: string }> {
   });
 }
 
+/** Bundles worth compressing: below this, the coding's framing eats most of the gain. */
+const COMPRESSIBLE = /\.(?:js|mjs|css|svg|json)$/;
+const MIN_COMPRESSED_BYTES = 1024;
+
+/**
+ * Writes `.br` and `.gz` beside each hashed bundle, so the server sends them compressed without
+ * compressing per request (api/http/precompressedAssets.ts). Maximum levels: it runs once per build.
+ */
+export function precompressBundles(directory = path.join(ROOT, 'site', 'dist', 'client', '_astro')): number {
+  let written = 0;
+  for (const name of readdirSync(directory)) {
+    if (!COMPRESSIBLE.test(name)) continue;
+    const file = path.join(directory, name);
+    const bytes = readFileSync(file);
+    if (bytes.length < MIN_COMPRESSED_BYTES) continue;
+    writeFileSync(`${file}.br`, brotliCompressSync(bytes, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }));
+    writeFileSync(`${file}.gz`, gzipSync(bytes, { level: 9 }));
+    written += 1;
+  }
+  return written;
+}
+
 /** Builds when needed; throws with the build output when `astro build` fails. */
 export async function ensureSiteBuilt(options: { force?: boolean } = {}): Promise<SiteBuildOutcome> {
   const reason = options.force ? 'forced' : staleReason();
@@ -76,6 +99,7 @@ export async function ensureSiteBuilt(options: { force?: boolean } = {}): Promis
   const started = performance.now();
   const { code, output } = await runAstroBuild();
   if (code !== 0) throw new Error(`astro build failed (exit code ${code}, ${reason}):\n${output}`);
+  precompressBundles();
   return { built: true, reason, seconds: (performance.now() - started) / 1000 };
 }
 

@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import express, { type Express, type Request } from 'express';
+import { precompressedAssets } from './precompressedAssets.ts';
 
 const SITE_DIST = fileURLToPath(new URL('../../site/dist/', import.meta.url));
 const CLIENT_DIR = path.join(SITE_DIST, 'client');
@@ -46,6 +47,7 @@ export async function mountSite(app: Express, options: MountSiteOptions): Promis
   }
   const { handler } = (await import(pathToFileURL(SERVER_ENTRY).href)) as { handler: AstroHandler };
 
+  app.use(HASHED_ASSETS_PATH, precompressedAssets(path.join(CLIENT_DIR, '_astro')));
   app.use(HASHED_ASSETS_PATH, express.static(path.join(CLIENT_DIR, '_astro'), { immutable: true, maxAge: '365d', index: false, redirect: false }));
   // Unhashed public files (favicon) may change with a release; revalidate hourly.
   app.use(express.static(CLIENT_DIR, { maxAge: '1h', index: false, redirect: false }));

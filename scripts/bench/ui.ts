@@ -167,7 +167,7 @@ function appRoutes(origin: string, data: UiBenchData): NavigationTarget[] {
     ['/:pond/-/access', `${pond}/-/access`],
     ['/:pond/-/labels', `${pond}/-/labels`],
     ['/search?q=x', '/search?q=x'],
-    ['/settings/profile', '/settings/profile'],
+    ['/settings', '/settings'],
     ['/admin/site', '/admin/site'],
   ];
   return paths.map(([name, path]) => ({ name, url: `${origin}${path}`, cookie, island: null }));
