@@ -13,27 +13,14 @@
  * `header-<shape>-<screen>.png`.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page, Request, Route } from 'playwright-core';
-import { completeSetup, createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
-import { startTestInstance, type TestInstance } from '../../api/testing/testInstance.ts';
-import { ensureSiteBuilt } from '../../scripts/build-site.ts';
+import { describe, test } from 'node:test';
+import type { Page, Request, Route } from 'playwright-core';
+import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
 import { createTranslator, type Locale } from '../../editor/src/i18n/translator.ts';
-import { launchChromium, openSession, SCREEN_SHAPES } from './browserSession.ts';
+import { openSession, SCREEN_SHAPES } from './browserSession.ts';
+import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
 
-let instance: TestInstance;
-let browser: Browser;
-
-before(async () => {
-  await ensureSiteBuilt();
-  instance = await startTestInstance({ site: true });
-  await completeSetup(instance);
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await instance?.close();
-});
+useSiteUnderTest();
 
 const TITLE = 'Gärtnerei am Teich';
 const isSearchCall = (url: URL) => url.pathname === '/api/v1/search';

@@ -8,31 +8,18 @@
  * German; axe on each screen, screenshots as `own-settings-<shape>-<screen>.png`.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
 import { errorMessagesDe } from '../../api/i18n/errorMessages.de.ts';
 import { errorMessagesEn } from '../../api/i18n/errorMessages.en.ts';
-import { completeSetup, createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
+import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
 import { TestClient } from '../../api/testing/testClient.ts';
-import { startTestInstance, type TestInstance } from '../../api/testing/testInstance.ts';
-import { ensureSiteBuilt } from '../../scripts/build-site.ts';
-import { launchChromium, openSession, SCREEN_SHAPES } from './browserSession.ts';
+import { openSession, SCREEN_SHAPES } from './browserSession.ts';
+import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
 
 const NEW_PASSWORD = 'a fresh pond password';
 
-let instance: TestInstance;
-let browser: Browser;
-
-before(async () => {
-  await ensureSiteBuilt();
-  instance = await startTestInstance({ site: true });
-  await completeSetup(instance);
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await instance?.close();
-});
+useSiteUnderTest();
 
 /** The error shown in the field around the input with this id. */
 function fieldError(page: Page, inputId: string) {

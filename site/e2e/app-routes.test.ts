@@ -7,31 +7,18 @@
  * over, or a text of the other language's catalog. Screenshots as `app-routes-<shape>-<route>.png`.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { completeSetup, createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
-import { startTestInstance, type TestInstance } from '../../api/testing/testInstance.ts';
-import { ensureSiteBuilt } from '../../scripts/build-site.ts';
+import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
 import { messagesDe } from '../../editor/src/i18n/messages.de.ts';
 import { messagesEn } from '../../editor/src/i18n/messages.en.ts';
 import type { Locale } from '../../editor/src/i18n/translator.ts';
 import { expectAccessible } from './axe.ts';
 import { expectVisibleFocus } from './focusIndicator.ts';
-import { launchChromium, openSession, SCREEN_SHAPES } from './browserSession.ts';
+import { openSession, SCREEN_SHAPES } from './browserSession.ts';
+import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
 
-let instance: TestInstance;
-let browser: Browser;
-
-before(async () => {
-  await ensureSiteBuilt();
-  instance = await startTestInstance({ site: true });
-  await completeSetup(instance);
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await instance?.close();
-});
+useSiteUnderTest();
 
 const KEYS = Object.keys(messagesEn);
 /**

@@ -5,26 +5,12 @@
  * each screen. Screenshots as `search-<shape>-<screen>.png`.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import { completeSetup, createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
-import { startTestInstance, type TestInstance } from '../../api/testing/testInstance.ts';
-import { ensureSiteBuilt } from '../../scripts/build-site.ts';
-import { launchChromium, openSession, SCREEN_SHAPES } from './browserSession.ts';
+import { describe, test } from 'node:test';
+import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
+import { openSession, SCREEN_SHAPES } from './browserSession.ts';
+import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
 
-let instance: TestInstance;
-let browser: Browser;
-
-before(async () => {
-  await ensureSiteBuilt();
-  instance = await startTestInstance({ site: true });
-  await completeSetup(instance);
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await instance?.close();
-});
+useSiteUnderTest();
 
 describe('search', () => {
   for (const shape of SCREEN_SHAPES) {

@@ -7,28 +7,15 @@
  * sticks out sideways. Screenshots as `feeds-<shape>-<screen>.png` in `DT_SCREENSHOT_DIR`.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import { describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
 import { seedPage, seedSharedPond } from '../../api/testing/accessFixtures.ts';
-import { completeSetup, createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
-import { startTestInstance, type TestInstance } from '../../api/testing/testInstance.ts';
-import { ensureSiteBuilt } from '../../scripts/build-site.ts';
-import { launchChromium, openSession, SCREEN_SHAPES, type BrowserSession } from './browserSession.ts';
+import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
+import { openSession, SCREEN_SHAPES, type BrowserSession } from './browserSession.ts';
+import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
 import { expectVisibleFocus } from './focusIndicator.ts';
 
-let instance: TestInstance;
-let browser: Browser;
-
-before(async () => {
-  await ensureSiteBuilt();
-  instance = await startTestInstance({ site: true });
-  await completeSetup(instance);
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await instance?.close();
-});
+useSiteUnderTest();
 
 async function expectNoSidewaysScroll(page: Page, screen: string): Promise<void> {
   const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
