@@ -103,7 +103,19 @@ async function main(): Promise<void> {
 
   const sequelize = createSequelize(databaseUrl);
   initModels(sequelize);
-  let worker: RunningWorker;
+  let worker: RunningWorker | null = null;
+  let stopping = false;
+  async function shutdown(signal: string): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'worker stopping');
+    await worker?.stop().catch((error: unknown) => logger.error({ err: error }, 'stopping the runner failed'));
+    await sequelize.close().catch(() => undefined);
+    process.exit(0);
+  }
+  // Before anything starts: a stop signal at any moment (also while starting) ends the process cleanly.
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
   try {
     const mailer = new Mailer({ fallback: config.smtpFallback, logger });
     worker = await startWorker({ databaseUrl, sequelize, dataDir: config.dataDir, logger, mailer, baseUrl: config.baseUrl });
@@ -113,19 +125,12 @@ async function main(): Promise<void> {
     await sequelize.close().catch(() => undefined);
     process.exit(1);
   }
-  logger.info('worker running');
-
-  let stopping = false;
-  async function shutdown(signal: string): Promise<void> {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'worker stopping');
-    await worker.stop().catch((error: unknown) => logger.error({ err: error }, 'stopping the runner failed'));
-    await sequelize.close().catch(() => undefined);
+  if (stopping) {
+    // Stopped while starting: shutdown() ran before the runner existed.
+    await worker.stop().catch(() => undefined);
     process.exit(0);
   }
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  logger.info('worker running');
 
   // The runner only ends on its own when something broke (e.g. its database went away).
   worker.runner.promise.then(
