@@ -374,7 +374,7 @@ export const messagesDe: Record<MessageKey, string> = {
   'history.triggerManual': 'Von Hand gespeichert',
   'history.triggerPreRestore': 'Vor einer Wiederherstellung gespeichert',
   'history.unnamed': 'Version ohne Namen',
-  'history.by': 'Gespeichert von {name}',
+  'history.by': 'Von {name}',
   'history.contributors': 'Bearbeitet von {names}',
   'history.empty': 'Noch keine Versionen. Eine wird gespeichert, wenn alle die Seite verlassen haben, alle 30 Minuten während der Bearbeitung und wenn jemand den aktuellen Stand benennt.',
   'history.readOnly': 'Du kannst den Verlauf lesen. Versionen benennen und wiederherstellen erfordert Schreibrechte auf der Seite.',

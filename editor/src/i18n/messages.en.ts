@@ -372,7 +372,7 @@ export const messagesEn = {
   'history.triggerManual': 'Saved by hand',
   'history.triggerPreRestore': 'Saved before a restore',
   'history.unnamed': 'Unnamed version',
-  'history.by': 'Saved by {name}',
+  'history.by': 'By {name}',
   'history.contributors': 'Edited by {names}',
   'history.empty': 'No versions yet. One is saved when everyone has left the page, every 30 minutes of editing, and whenever someone names the current state.',
   'history.readOnly': 'You may read the history. Naming and restoring versions needs write access to the page.',
