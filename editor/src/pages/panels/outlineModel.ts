@@ -1,0 +1,32 @@
+/**
+ * The outline: the page body's own headings, read from the DOM (the API has no outline field).
+ * The rendered body gives each heading an id `h-<id>`; headings inside a transclusion belong to
+ * another page, headings inside the side panels (a version's preview) are not the page's, and
+ * the page's title (`#page-title`) stands above the outline.
+ */
+export interface OutlineEntry {
+  level: number;
+  text: string;
+  /** The heading's id, for a `#` link; null when the body gave it none (then a click scrolls). */
+  id: string | null;
+  element: HTMLElement;
+}
+
+const SKIPPED = '.dt-transclusion, .page-panels';
+
+export function readOutline(root: ParentNode): OutlineEntry[] {
+  return Array.from(root.querySelectorAll<HTMLElement>('h1, h2, h3, h4, h5, h6'))
+    .filter((heading) => heading.id !== 'page-title' && !heading.closest(SKIPPED) && (heading.textContent ?? '').trim() !== '')
+    .map((heading) => ({
+      level: Number(heading.tagName.slice(1)),
+      text: (heading.textContent ?? '').trim().replace(/\s+/g, ' '),
+      id: heading.id || null,
+      element: heading,
+    }));
+}
+
+/** Indent levels start at the shallowest heading present, so a page of h2s is not indented. */
+export function indentOf(entry: OutlineEntry, entries: OutlineEntry[]): number {
+  const top = Math.min(...entries.map((candidate) => candidate.level));
+  return Math.min(entry.level - top, 4);
+}
