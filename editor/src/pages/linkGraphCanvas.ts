@@ -72,7 +72,7 @@ export function drawGraph(container: HTMLElement, data: GraphData, onOpen: (key:
   }
 
   const renderer = new Sigma(graph, container, {
-    settings: { gestureTarget: 'graph', itemSizesReference: 'screen', stagePadding: 40, labelDensity: 0.6, labelRenderedSizeThreshold: data.nodes.length <= 200 ? 0 : 7, enableNodeDrag: false },
+    settings: { gestureTarget: 'graph', itemSizesReference: 'screen', stagePadding: 60, labelDensity: 0.6, labelRenderedSizeThreshold: data.nodes.length <= 200 ? 0 : 7, enableNodeDrag: false },
     primitives: {
       nodes: { shapes: [sdfCircle(), sdfDiamond()] },
     },
