@@ -12,8 +12,9 @@
  *     it has all of them and the sender has every ack, against applying the same updates
  *     in-process with Y.applyUpdate (≤ 2×). A replay that takes longer than 30 s is stopped.
  * (c) Write amplification of (b): growth of the collab tables ÷ update bytes received (≤ 3×).
- * (d) Cold open of a ~160 KB page stored as one merged row + 300 small rows, against
- *     Y.applyUpdate of the same bytes + one loopback round trip carrying them (≤ 2×).
+ * (d) Cold open of a ~160 KB page stored as one merged row + 300 small rows, against a bare
+ *     Hocuspocus that already holds the same page in memory (no database, no auth) (≤ 1.5×);
+ *     Y.applyUpdate of the same bytes + one loopback round trip shown for context.
  * (e) saveDerivedData of a 5,000-word page (≤ 30 ms), rendering alone for context.
  * (b) and (c) run again on a durable cluster (fsync on); the rest uses the fsync-off one.
  *
@@ -281,8 +282,11 @@ try {
     const syncedSamples = phases.map((entry) => entry.synced).sort((a, b) => a - b);
     baselineSamples.sort((a, b) => a - b);
     const cold = { coldOpen: { median: percentile(syncedSamples, 0.5), p95: percentile(syncedSamples, 0.95) }, baseline: { median: percentile(baselineSamples, 0.5) } };
-    row(`(d) cold open of a ${kb(large.state.byteLength)} page`, cold.coldOpen.median, cold.baseline.median, 'apply+RTT', 2);
-    row('(d) … bare Hocuspocus, page already in memory', percentile(warmSamples, 0.5), cold.baseline.median, 'apply+RTT', null);
+    // The target (issue 18) is re-based on the protocol's floor: a bare Hocuspocus that already holds the page.
+    const bareWarm = percentile(warmSamples, 0.5);
+    row(`(d) cold open of a ${kb(large.state.byteLength)} page`, cold.coldOpen.median, bareWarm, 'bare Hocuspocus, in memory', 1.5);
+    row('(d) … the same cold open against apply+RTT', cold.coldOpen.median, cold.baseline.median, 'apply+RTT', null);
+    row('(d) … bare Hocuspocus, page already in memory', bareWarm, cold.baseline.median, 'apply+RTT', null);
     // Where a cold open's time goes: the phases the provider sees, and the server's pieces timed in this process.
     const pieces = await measureAlternating(
       {
