@@ -42,19 +42,20 @@ after(async () => {
 interface Person {
   client: TestClient;
   id: string;
+  username: string;
   displayName: string;
 }
 
 async function person(locale: 'de' | 'en'): Promise<Person> {
   const { client } = await createVerifiedUser(instance, { locale });
-  const me = (await client.get('/auth/session')).body.user as { id: string; displayName: string };
-  return { client, id: me.id, displayName: me.displayName };
+  const me = (await client.get('/auth/session')).body.user as { id: string; username: string; displayName: string };
+  return { client, id: me.id, username: me.username, displayName: me.displayName };
 }
 
 /** A shared pond of `owner` with `editor` as a member, and one page with a paragraph. */
 async function pondWithPage(owner: Person, editor: Person, title: string) {
   const pond = (await owner.client.post('/ponds', { name: `${title} pond` })).body as { id: string; slug: string };
-  const added = await owner.client.post(`/ponds/${pond.id}/members`, { user: (await editor.client.get('/auth/session')).body.user.username, role: 'editor' });
+  const added = await owner.client.post(`/ponds/${pond.id}/members`, { user: editor.username, role: 'editor' });
   assert.equal(added.status, 201, added.text);
   const page = (await owner.client.post(`/ponds/${pond.id}/pages`, { title, markdown: 'Seed paragraph.' })).body as { id: string; slug: string };
   return { pond, page, url: `${instance.baseUrl}/${pond.slug}/${page.slug}` };
@@ -83,10 +84,19 @@ async function openEditor(session: BrowserSession, url: string): Promise<void> {
   await session.page.getByText(session.t('editor.status.saved')).waitFor();
 }
 
+/** Puts the caret at the end of the document (through the DOM selection, which the editor follows) and types. */
 async function typeAtEnd(page: Page, text: string): Promise<void> {
-  await content(page).click();
-  await page.keyboard.press('Control+End');
-  await page.keyboard.type(text, { delay: 15 });
+  await content(page).evaluate((element) => {
+    element.focus();
+    const range = document.createRange();
+    range.selectNodeContents(element.lastElementChild ?? element);
+    range.collapse(false);
+    const selection = window.getSelection()!;
+    selection.removeAllRanges();
+    selection.addRange(range);
+  });
+  await page.waitForTimeout(50);
+  if (text) await page.keyboard.type(text, { delay: 15 });
 }
 
 /** Sends the page's collab sockets through Playwright so a test can cut them (`block`) and let them through again. */
@@ -213,6 +223,91 @@ describe('the collaborative editor', () => {
       await waitFor(async () => (await content(page).getAttribute('contenteditable')) === 'true', 10_000, 'the editor to be editable again');
       await typeAtEnd(page, ' Back again.');
       await page.getByText(t('editor.status.saved')).waitFor();
+      assert.deepEqual(session.problems, []);
+    } finally {
+      await session.context.close();
+    }
+  });
+
+  test('toolbar and Markdown shortcuts, [[ links (phantoms apart), ![[ transclusions and @ mentions', { timeout: 120_000 }, async () => {
+    await resetRateLimits(instance);
+    const [ada, bob] = [await person('en'), await person('en')];
+    const { pond, page: linking, url } = await pondWithPage(ada, bob, 'Linking');
+    const target = (await ada.client.post(`/ponds/${pond.id}/pages`, { title: 'Target page', markdown: 'Target body text.' })).body as { id: string; slug: string };
+    const session = await openAs(ada, shape, 'editor-links');
+    const { page, t } = session;
+    const editorBox = content(page);
+    const choose = async (label: string) => {
+      await page.getByRole('option', { name: label }).waitFor();
+      await page.keyboard.press('Enter');
+    };
+    try {
+      await openEditor(session, url);
+      await typeAtEnd(page, '');
+      // Markdown input rules.
+      await page.keyboard.press('Enter');
+      await page.keyboard.type('## Typed heading');
+      await page.keyboard.press('Enter');
+      await page.keyboard.type('Some **strong** words ');
+      await editorBox.locator('h2', { hasText: 'Typed heading' }).waitFor();
+      await editorBox.locator('strong', { hasText: 'strong' }).waitFor();
+      // Toolbar: a mark shows as pressed; a table with a row added.
+      const bold = page.getByRole('button', { name: t('editor.bold') });
+      await bold.click();
+      assert.equal(await bold.getAttribute('aria-pressed'), 'true');
+      await bold.click();
+      await page.getByRole('button', { name: t('editor.insertTable') }).click();
+      await editorBox.locator('table').waitFor();
+      await page.getByRole('button', { name: t('editor.addRow') }).click();
+      assert.equal(await editorBox.locator('table tr').count(), 4);
+      await page.getByRole('button', { name: t('editor.deleteTable') }).click();
+      await session.check('toolbar');
+      // Markdown pasted as plain text goes through the pipeline's parser.
+      await typeAtEnd(page, '');
+      await page.keyboard.press('Enter');
+      await editorBox.evaluate((element) => {
+        const data = new DataTransfer();
+        data.setData('text/plain', '### Pasted heading\n\n- first item\n- second item\n');
+        element.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+      });
+      await editorBox.locator('h3', { hasText: 'Pasted heading' }).waitFor();
+      await editorBox.locator('li', { hasText: 'second item' }).waitFor();
+
+      // [[ finds the page by title; a name without a page becomes a phantom link.
+      await typeAtEnd(page, '');
+      await page.keyboard.press('Enter');
+      await page.keyboard.type('See [[Targ');
+      await session.screenshot('autocomplete');
+      await choose('Target page');
+      await editorBox.locator(`a.wikilink[data-slug="${target.slug}"]`).waitFor();
+      await page.keyboard.type('and [[Nowhere Yet');
+      await choose(t('editor.suggest.createMissing', { name: 'Nowhere Yet' }));
+      const phantom = editorBox.locator('a.wikilink-phantom[data-slug="nowhere-yet"]');
+      await phantom.waitFor();
+      assert.equal(await phantom.getAttribute('title'), t('editor.phantomTitle'));
+      // @ mentions a member.
+      await page.keyboard.type(`thanks @${bob.username}`);
+      await choose(bob.displayName);
+      await editorBox.locator(`span[data-mention][data-id="${bob.id}"]`).waitFor();
+      // ![[ embeds the target's body.
+      await page.keyboard.press('Enter');
+      await page.keyboard.type('![[Target');
+      await choose('Target page');
+      await editorBox.locator('.transclusion-box').getByText('Target body text.').waitFor();
+      await page.getByText(t('editor.status.saved')).waitFor();
+      await session.check('links');
+
+      // The server sees the link: a backlink on the target; the phantom turns into a link once its page exists.
+      await waitFor(async () => {
+        const backlinks = await ada.client.get(`/pages/${target.id}/backlinks`);
+        return backlinks.status === 200 && backlinks.body.items.some((item: { page: { id: string } }) => item.page.id === linking.id);
+      }, 10_000, 'the backlink on the target');
+      const created = await ada.client.post(`/ponds/${pond.id}/pages`, { title: 'Nowhere Yet' });
+      assert.equal(created.status, 201);
+      assert.equal(created.body.slug, 'nowhere-yet');
+      await page.reload();
+      await editorBox.locator('a.wikilink[data-slug="nowhere-yet"]').waitFor();
+      await waitFor(async () => (await editorBox.locator('a.wikilink-phantom').count()) === 0, 10_000, 'no phantom left');
       assert.deepEqual(session.problems, []);
     } finally {
       await session.context.close();

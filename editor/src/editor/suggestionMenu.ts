@@ -37,7 +37,7 @@ export function suggestionMenu(listLabel: string) {
         const option = document.createElement('div');
         option.setAttribute('role', 'option');
         option.id = `${id}-${item.key}`.replace(/[^\w-]/g, '_');
-        option.className = `suggestion${item.phantom ? ' suggestion-phantom' : ''}${item.inert ? ' suggestion-inert' : ''}`;
+        option.className = `suggestion-option${item.phantom ? ' suggestion-option-phantom' : ''}${item.inert ? ' suggestion-option-inert' : ''}`;
         const index = choosable().indexOf(item);
         option.setAttribute('aria-selected', String(index === selected && !item.inert));
         option.setAttribute('aria-disabled', String(Boolean(item.inert)));
