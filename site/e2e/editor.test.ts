@@ -153,6 +153,22 @@ describe('the collaborative editor', () => {
           const read = await ada.client.get(`/read/${pond.slug}/${pageInfo.slug}`);
           return read.status === 200 && read.text.includes('Alpha from Ada.') && read.text.includes('Bravo from Bob.');
         }, 10_000, 'the rendered cache to hold both texts');
+        // A reader gets the same island read-only, and sees edits as they happen.
+        const cara = await person(shape.locale);
+        assert.equal((await ada.client.post(`/ponds/${pond.id}/members`, { user: cara.username, role: 'reader' })).status, 201);
+        const reader = await openAs(cara, shape, 'editor-reader');
+        try {
+          await reader.visit(url);
+          await content(reader.page).waitFor();
+          await reader.page.getByText(reader.t('editor.status.readOnly')).waitFor();
+          assert.equal(await content(reader.page).getAttribute('contenteditable'), 'false');
+          assert.equal(await reader.page.getByRole('toolbar').count(), 0);
+          await typeAtEnd(first.page, ' Live for readers.');
+          await waitFor(async () => (await documentText(reader.page)).includes('Live for readers.'), 10_000, 'the reader to see the edit');
+          assert.deepEqual(reader.problems, []);
+        } finally {
+          await reader.context.close();
+        }
         await first.check('editor');
         await second.page.locator('.presence').screenshot({ path: `test-output/e2e/editor-${shape.name}-presence-row.png` });
         await second.screenshot('presence');
@@ -223,7 +239,15 @@ describe('the collaborative editor', () => {
       await waitFor(async () => (await content(page).getAttribute('contenteditable')) === 'true', 10_000, 'the editor to be editable again');
       await typeAtEnd(page, ' Back again.');
       await page.getByText(t('editor.status.saved')).waitFor();
-      assert.deepEqual(session.problems, []);
+
+      // Taken out of the pond: the editor stops, says so, and the text stays readable.
+      const removed = await ada.client.request('DELETE', `/ponds/${pond.id}/members/${bob.id}`);
+      assert.equal(removed.status, 204, removed.text);
+      await page.getByText(t('editor.status.noAccess')).waitFor({ timeout: 5_000 });
+      assert.equal(await content(page).getAttribute('contenteditable'), 'false');
+      assert.match(await documentText(page), /Back again\./);
+      // The only complaints are the refused token requests (404: the page is no longer theirs).
+      assert.deepEqual(session.problems.filter((problem) => !problem.includes('status of 404')), []);
     } finally {
       await session.context.close();
     }
@@ -272,10 +296,22 @@ describe('the collaborative editor', () => {
       });
       await editorBox.locator('h3', { hasText: 'Pasted heading' }).waitFor();
       await editorBox.locator('li', { hasText: 'second item' }).waitFor();
-
-      // [[ finds the page by title; a name without a page becomes a phantom link.
+      // A code block with its language.
       await typeAtEnd(page, '');
       await page.keyboard.press('Enter');
+      await page.keyboard.press('Enter');
+      await page.getByRole('button', { name: t('editor.codeBlock') }).click();
+      await page.keyboard.type('const answer = 42;');
+      await page.getByLabel(t('editor.codeLanguage')).fill('ts');
+      await page.getByLabel(t('editor.codeLanguage')).press('Enter');
+      await editorBox.locator('pre code.language-ts', { hasText: 'const answer = 42;' }).waitFor();
+      await typeAtEnd(page, '');
+      await session.check('code-block');
+
+      // [[ finds the page by title; a name without a page becomes a phantom link.
+      // Out of the code block: Enter three times at its end leaves it.
+      await typeAtEnd(page, '');
+      for (let press = 0; press < 3; press++) await page.keyboard.press('Enter');
       await page.keyboard.type('See [[Targ');
       await session.screenshot('autocomplete');
       await choose('Target page');
