@@ -1,0 +1,36 @@
+/**
+ * The extensions of the page editor: the document schema's own list (content-pipeline), with
+ * the link nodes given views, plus collaboration (the Yjs binding with its undo manager, so
+ * undo only takes back this person's changes; StarterKit's own history is off in the shared
+ * list) and the others' carets.
+ */
+import type { AnyExtension } from '@tiptap/core';
+import Collaboration from '@tiptap/extension-collaboration';
+import type { HocuspocusProvider } from '@hocuspocus/provider';
+import type * as Y from 'yjs';
+import { documentExtensions } from '../../../content-pipeline/schema/documentSchema.ts';
+import { YJS_FRAGMENT_NAME } from '../../../content-pipeline/yjs/yjsConversions.ts';
+import { transclusionWithView, wikilinkWithView, type LinkViewContext } from './linkNodeViews.ts';
+import { PresenceCarets, type PresenceUser } from './presenceCarets.ts';
+
+export interface EditorSetup {
+  ydoc: Y.Doc;
+  provider: HocuspocusProvider;
+  user: PresenceUser;
+  links: LinkViewContext;
+  /** Editor-only additions (suggestions, paste handling). */
+  extra: AnyExtension[];
+}
+
+export function pageEditorExtensions(setup: EditorSetup): AnyExtension[] {
+  const withViews = new Map<string, AnyExtension>([
+    ['wikilink', wikilinkWithView(setup.links)],
+    ['transclusion', transclusionWithView(setup.links)],
+  ]);
+  return [
+    ...documentExtensions.map((extension) => withViews.get(extension.name) ?? extension),
+    Collaboration.configure({ document: setup.ydoc, field: YJS_FRAGMENT_NAME }),
+    PresenceCarets.configure({ awareness: setup.provider.awareness, user: setup.user }),
+    ...setup.extra,
+  ];
+}
