@@ -59,7 +59,7 @@ async function openPanels(page: Page, shape: ScreenShape, label: string): Promis
   } else {
     assert.equal(await summary.isVisible(), false, 'no disclosure beside the body');
     const panels = await page.locator('.page-panels').boundingBox();
-    const body = await page.locator('.app-page-body').boundingBox();
+    const body = await page.locator('.page-editor').boundingBox();
     assert.ok(panels && body && panels.x > body.x + body.width, `the panels stand right of the body (${label})`);
   }
 }
@@ -92,7 +92,7 @@ describe('page side panels', () => {
         await outline.getByRole('link', { name: 'Deep end' }).click();
         await page.waitForFunction(() => location.hash.startsWith('#h-'));
         const hash = new URL(page.url()).hash;
-        const inView = await page.locator(`.app-page-body ${hash}`).evaluate((heading) => {
+        const inView = await page.locator(`.page-editor ${hash}:visible`).evaluate((heading) => {
           const box = heading.getBoundingClientRect();
           return box.top >= -1 && box.top < window.innerHeight;
         });
@@ -124,7 +124,7 @@ describe('page side panels', () => {
         // The page changes (as an editor's typing would), then the named version comes back.
         await editPage(target.id, user.id, '# Intro\n\nSecond draft, everything rewritten.');
         await session.visit(targetUrl);
-        await page.locator('.app-page-body').getByText('Second draft, everything rewritten.').waitFor();
+        await page.locator('.page-editor').getByText('Second draft, everything rewritten.').locator('visible=true').waitFor();
         if (shape.isMobile) await page.locator('.page-panels summary').click();
         await page.getByRole('tab', { name: t('panels.history') }).click();
         const entry = history.locator(`[data-version="${firstDraft.id}"]`);
@@ -141,7 +141,7 @@ describe('page side panels', () => {
         await entry.getByRole('button', { name: t('history.restoreConfirm') }).click();
 
         // The page reloads with the restored text and says what happened.
-        await page.locator('.app-page-body').getByText('First draft of the plan.').waitFor();
+        await page.locator('.page-editor').getByText('First draft of the plan.').locator('visible=true').waitFor();
         await waitForIslands(page);
         await history.locator('.alert-success').waitFor();
         assert.match((await history.locator('.alert-success').textContent()) ?? '', new RegExp(t('history.triggerPreRestore')));

@@ -7,37 +7,15 @@
  * axe; screenshots of the editor and the presence row in both shapes.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page, WebSocketRoute } from 'playwright-core';
-import { startCollabServer, type CollabServer } from '../../collab/collabServer.ts';
-import { createLogger } from '../../api/logger.ts';
-import { completeSetup, createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
-import { freePort } from '../../api/testing/freePort.ts';
+import { describe, test } from 'node:test';
+import type { Page, WebSocketRoute } from 'playwright-core';
+import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
 import { waitFor } from '../../api/testing/polling.ts';
 import type { TestClient } from '../../api/testing/testClient.ts';
-import { startTestInstance, type TestInstance } from '../../api/testing/testInstance.ts';
-import { ensureSiteBuilt } from '../../scripts/build-site.ts';
-import { launchChromium, openSession, SCREEN_SHAPES, type BrowserSession, type ScreenShape } from './browserSession.ts';
+import { openSession, SCREEN_SHAPES, type BrowserSession, type ScreenShape } from './browserSession.ts';
+import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
 
-let instance: TestInstance;
-let collab: CollabServer;
-let browser: Browser;
-
-before(async () => {
-  await ensureSiteBuilt();
-  const port = await freePort();
-  instance = await startTestInstance({ site: true, env: { COLLAB_PORT: String(port) } });
-  await completeSetup(instance);
-  const { config, sequelize } = instance.services;
-  collab = await startCollabServer({ databaseUrl: config.databaseUrl!, sequelize, sessionSecret: config.sessionSecret, logger: createLogger(process.env.DT_TEST_LOG_LEVEL ?? 'silent', 'collab'), port, storeDebounceMs: 50 });
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  await collab?.close();
-  await instance?.close();
-});
+useSiteUnderTest();
 
 interface Person {
   client: TestClient;
