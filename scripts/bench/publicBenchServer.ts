@@ -3,8 +3,9 @@
  * publicServers.ts where `taskset` exists). `BENCH_SERVER` picks it:
  *
  * - `api`: the subject. The API process as api/server.ts assembles it: services, the Express
- *   app (with the Astro site unless `DT_SITE=off`), the public layer's hot path in front,
- *   against `DATABASE_URL` with `PUBLIC_CACHE_MB` from the environment.
+ *   app (with the Astro site unless `DT_SITE=off`), the public layer's hot path in front and
+ *   the `/collab` proxy, against `DATABASE_URL` with `PUBLIC_CACHE_MB` (and, for a bench that
+ *   runs a collab server, `SESSION_SECRET` and `COLLAB_PORT`) from the environment.
  * - `raw`: the baseline. A bare `node:http` server that answers every request with the bytes
  *   and headers it was handed (`respond`), or with the handed 304 headers when
  *   `If-None-Match` equals the ETag — the least any server can do for the same answer.
@@ -23,6 +24,7 @@ import { createApp } from '../../api/app.ts';
 import { bootstrapServices } from '../../api/bootstrap.ts';
 import { createGrant, deleteGrant } from '../../api/commands/grantCommands.ts';
 import { parseConfig } from '../../api/config.ts';
+import { attachCollabProxy } from '../../api/http/collabProxy.ts';
 import { createLogger } from '../../api/logger.ts';
 import { User } from '../../api/models/index.ts';
 import { startAccessChangeListener } from '../../api/policies/accessChangeListener.ts';
@@ -108,9 +110,10 @@ async function startApi(): Promise<Running> {
     BASE_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
-    SESSION_SECRET: 'bench-session-secret-that-is-long-enough-0123456789',
+    SESSION_SECRET: process.env.SESSION_SECRET ?? 'bench-session-secret-that-is-long-enough-0123456789',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'error',
     PUBLIC_CACHE_MB: process.env.PUBLIC_CACHE_MB ?? '64',
+    ...(process.env.COLLAB_PORT ? { COLLAB_PORT: process.env.COLLAB_PORT } : {}),
   });
   const logger = createLogger(config.logLevel);
   const services = await bootstrapServices(config, databaseUrl, logger);
@@ -118,6 +121,7 @@ async function startApi(): Promise<Running> {
   const app = await createApp(services, { site: process.env.DT_SITE !== 'off' });
   const publicLayer = startPublicLayer(services, databaseUrl);
   server.on('request', publicLayer.listener(app));
+  attachCollabProxy(server, () => config.collab, logger);
   const actor = async (id: string) => {
     const user = await User.findByPk(id);
     if (!user) throw new Error(`no user ${id}`);

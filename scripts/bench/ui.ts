@@ -32,10 +32,10 @@ import { launchChromium } from '../../site/e2e/browserSession.ts';
 import { ensureSiteBuilt } from '../build-site.ts';
 import { openBenchDatabase } from './benchDatabase.ts';
 import { printTable, type Row } from './benchTable.ts';
-import { percentile } from './publicLoad.ts';
 import { startBenchServer, type BenchServer } from './publicServers.ts';
 import { BASELINE_TOGGLE_SELECTOR, startBaselineSite, type BaselineSite } from './uiBaseline.ts';
-import { collectRouteScripts, navigate, navigateCold, openContext, type NavigationSample, type NavigationTarget, type RouteScripts } from './uiBrowser.ts';
+import { figuresOf, kb, ms, show, started } from './uiFigures.ts';
+import { collectRouteScripts, measureNavigationRounds, navigate, type NavigationSample, type NavigationTarget, type RouteScripts } from './uiBrowser.ts';
 import { seedUiBench, type UiBenchData } from './uiSeed.ts';
 
 const RUNS = Number(process.env.BENCH_UI_RUNS ?? 20);
@@ -48,46 +48,7 @@ const TREE = { islandSelector: '.page-tree', toggleSelector: 'button.tree-toggle
 /** Per phase, printed (a) first whatever ran first. */
 const rows = { a: [] as Row[], b: [] as Row[] };
 const notes = { a: [] as string[], b: [] as string[] };
-const ms = (value: number) => `${Math.round(value)} ms`;
-const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const count = (value: number) => Math.round(value).toLocaleString('en');
-
-function started(label: string): () => void {
-  const at = Date.now();
-  process.stdout.write(`  … ${label}`);
-  return () => process.stdout.write(` (${((Date.now() - at) / 1000).toFixed(1)} s)\n`);
-}
-
-interface Figures {
-  median: number;
-  p95: number;
-}
-const figuresOf = (values: readonly number[]): Figures => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { median: percentile(sorted, 0.5), p95: percentile(sorted, 0.95) };
-};
-const show = (figures: Figures) => `${ms(figures.median)} (p95 ${ms(figures.p95)})`;
-
-/** Every target once per round, in alternation, `WARMUP` rounds unrecorded first; cold: a new context per navigation. */
-async function measureNavigations(browser: Browser, targets: NavigationTarget[], mode: 'cold' | 'warm'): Promise<Map<string, NavigationSample[]>> {
-  const samples = new Map(targets.map((target) => [target.name, [] as NavigationSample[]]));
-  const contexts = mode === 'warm' ? await Promise.all(targets.map((target) => openContext(browser, target))) : [];
-  try {
-    const pages = await Promise.all(contexts.map((context) => context.newPage()));
-    for (let round = 0; round < WARMUP + RUNS; round += 1) {
-      // Flipped every other round, so no target always follows the same one.
-      const order = round % 2 === 0 ? targets.map((_, i) => i) : targets.map((_, i) => targets.length - 1 - i);
-      for (const index of order) {
-        const target = targets[index]!;
-        const sample = mode === 'warm' ? await navigate(pages[index]!, target) : await navigateCold(browser, target);
-        if (round >= WARMUP) samples.get(target.name)!.push(sample);
-      }
-    }
-  } finally {
-    await Promise.all(contexts.map((context) => context.close()));
-  }
-  return samples;
-}
 
 function navigationRows(samples: Map<string, NavigationSample[]>, mode: 'cold' | 'warm', appTargets: NavigationTarget[]): void {
   const blank = figuresOf(samples.get('blank')!.map((sample) => sample.end));
@@ -208,7 +169,7 @@ try {
   done();
   for (const mode of ['cold', 'warm'] as const) {
     done = started(`(a) navigations, ${mode === 'cold' ? 'empty cache (a new context each)' : 'warm cache'}, ${targets.length} targets × ${WARMUP + RUNS}`);
-    const samples = await measureNavigations(browser, targets, mode);
+    const samples = await measureNavigationRounds(browser, targets, mode, { warmup: WARMUP, runs: RUNS }, navigate);
     done();
     navigationRows(samples, mode, treeTargets);
   }

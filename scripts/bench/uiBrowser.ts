@@ -128,12 +128,53 @@ export async function navigate(page: Page, target: NavigationTarget): Promise<Na
 
 /** A navigation with an empty cache: a new browser context (its own cache and storage) for it alone. */
 export async function navigateCold(browser: Browser, target: NavigationTarget): Promise<NavigationSample> {
+  return navigateColdWith(browser, target, navigate);
+}
+
+/** `prepare`: more init scripts for a context before its first page (another bench's probe). */
+type PrepareContext<T> = (context: BrowserContext, target: T) => Promise<void>;
+
+async function navigateColdWith<T extends NavigationTarget, S>(browser: Browser, target: T, measure: (page: Page, target: T) => Promise<S>, prepare?: PrepareContext<T>): Promise<S> {
   const context = await openContext(browser, target);
   try {
-    return await navigate(await context.newPage(), target);
+    await prepare?.(context, target);
+    return await measure(await context.newPage(), target);
   } finally {
     await context.close();
   }
+}
+
+/**
+ * Every target once per round, in alternation, `warmup` rounds unrecorded first; cold: a new
+ * context per navigation, warm: one context (and page) per target for all its rounds.
+ * `measure` is one navigation (`navigate`, or another bench's own).
+ */
+export async function measureNavigationRounds<T extends NavigationTarget, S>(
+  browser: Browser,
+  targets: readonly T[],
+  mode: 'cold' | 'warm',
+  rounds: { warmup: number; runs: number },
+  measure: (page: Page, target: T) => Promise<S>,
+  prepare?: PrepareContext<T>,
+): Promise<Map<string, S[]>> {
+  const samples = new Map(targets.map((target) => [target.name, [] as S[]]));
+  const contexts = mode === 'warm' ? await Promise.all(targets.map((target) => openContext(browser, target))) : [];
+  try {
+    if (prepare) await Promise.all(contexts.map((context, i) => prepare(context, targets[i]!)));
+    const pages = await Promise.all(contexts.map((context) => context.newPage()));
+    for (let round = 0; round < rounds.warmup + rounds.runs; round += 1) {
+      // Flipped every other round, so no target always follows the same one.
+      const order = round % 2 === 0 ? targets.map((_, i) => i) : targets.map((_, i) => targets.length - 1 - i);
+      for (const index of order) {
+        const target = targets[index]!;
+        const sample = mode === 'warm' ? await measure(pages[index]!, target) : await navigateColdWith(browser, target, measure, prepare);
+        if (round >= rounds.warmup) samples.get(target.name)!.push(sample);
+      }
+    }
+  } finally {
+    await Promise.all(contexts.map((context) => context.close()));
+  }
+  return samples;
 }
 
 export interface ShippedScript {

@@ -24,14 +24,14 @@ export interface UiBenchData {
   levels: number[];
 }
 
-async function expectStatus(response: Promise<TestResponse>, status: number, what: string): Promise<TestResponse> {
+export async function expectStatus(response: Promise<TestResponse>, status: number, what: string): Promise<TestResponse> {
   const answered = await response;
   if (answered.status !== status) throw new Error(`${what} answered ${answered.status}: ${answered.text.slice(0, 300)}`);
   return answered;
 }
 
 /** Runs the setup wizard through the API; the returned client holds the Site Admin's session. */
-async function completeSetup(baseUrl: string): Promise<TestClient> {
+export async function completeSetup(baseUrl: string): Promise<TestClient> {
   const admin = new TestClient(baseUrl);
   await expectStatus(admin.post('/setup/admin', ADMIN), 201, 'POST /setup/admin');
   await expectStatus(admin.post('/setup/instance', { name: 'Bench-Teich', baseUrl, defaultLocale: 'en' }), 200, 'POST /setup/instance');
