@@ -12,7 +12,8 @@ export interface OutlineEntry {
   element: HTMLElement;
 }
 
-const SKIPPED = '.dt-transclusion, .page-panels';
+// The editor's host stays hidden until it has synced, beside the rendered body: its headings count once shown.
+const SKIPPED = '.dt-transclusion, .page-panels, [hidden]';
 
 export function readOutline(root: ParentNode): OutlineEntry[] {
   return Array.from(root.querySelectorAll<HTMLElement>('h1, h2, h3, h4, h5, h6'))
