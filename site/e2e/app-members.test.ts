@@ -49,7 +49,14 @@ describe('members', () => {
         await self.getByLabel(t('members.roleOf', { name: names.admin })).selectOption('reader');
         await self.locator('.field-error').waitFor();
         assert.equal(await roleOf(admin.user.username), 'pond_admin');
-        assert.equal(await self.getByLabel(t('members.roleOf', { name: names.admin })).inputValue(), 'pond_admin', 'the choice snapped back');
+        // The refusal shows first; the select snaps back right after (in the same task's promise chain).
+        const adminRole = self.getByLabel(t('members.roleOf', { name: names.admin }));
+        await adminRole.evaluate((select) => new Promise<void>((resolve, reject) => {
+          const started = Date.now();
+          const check = () => ((select as HTMLSelectElement).value === 'pond_admin' ? resolve() : Date.now() - started > 5000 ? reject(new Error(`the choice stayed ${(select as HTMLSelectElement).value}`)) : requestAnimationFrame(check));
+          check();
+        }));
+        assert.equal(await adminRole.inputValue(), 'pond_admin', 'the choice snapped back');
         await session.check('last-admin');
 
         await row.getByRole('button', { name: t('members.remove') }).click();

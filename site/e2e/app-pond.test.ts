@@ -66,7 +66,7 @@ describe('the app at a pond\'s URLs', () => {
 
         // A page with a body: rendered as the reader may see it.
         await session.visit(`${instance.baseUrl}/${pond.slug}/${guide.slug}`);
-        await page.locator('.app-page-body strong', { hasText: 'guide' }).waitFor();
+        await page.locator('.page-editor strong:visible', { hasText: 'guide' }).waitFor();
         await expectNoSidewaysScroll(page, 'page');
         await session.check('page');
         assert.deepEqual(problems, []);

@@ -328,6 +328,40 @@ describe('the collaborative editor', () => {
     }
   });
 
+  test('a restored version reaches every open editor: both contexts converge on the restored text', { timeout: 120_000 }, async () => {
+    await resetRateLimits(instance);
+    const shape = SCREEN_SHAPES[0]!;
+    const [ada, bob] = [await person(shape.locale), await person(shape.locale)];
+    const { page: pageInfo, url } = await pondWithPage(ada, bob, 'Restored');
+    const [first, second] = [await openAs(ada, shape, 'editor-restore'), await openAs(bob, shape, 'editor-restore')];
+    try {
+      await openEditor(first, url);
+      await openEditor(second, url);
+      // Name the state with the seed text, then both change the page.
+      const named = await ada.client.post(`/pages/${pageInfo.id}/versions`, { label: 'Before the edits' });
+      assert.equal(named.status, 201, named.text);
+      await typeAtEnd(first.page, ' Added by Ada.');
+      await typeAtEnd(second.page, ' Added by Bob.');
+      for (const session of [first, second]) {
+        await session.page.getByText(session.t('editor.status.saved')).waitFor();
+        await waitFor(async () => (await documentText(session.page)).includes('Added by Ada.') && (await documentText(session.page)).includes('Added by Bob.'), 10_000, 'both edits in each editor');
+      }
+      // Restore through the API while both editors are open: they show the named text, and nothing else.
+      const restored = await bob.client.post(`/versions/${named.body.id}/restore`, {});
+      assert.ok(restored.status === 200 || restored.status === 201, restored.text);
+      for (const session of [first, second]) {
+        await waitFor(async () => (await documentText(session.page)) === 'Seed paragraph.', 10_000, 'the restored text in the editor');
+        assert.equal(await session.page.locator('.ProseMirror').getAttribute('contenteditable'), 'true', 'still editable');
+      }
+      await first.check('restored');
+      // And it stays: what the server stored is the restored text.
+      await waitFor(async () => (await instance.services.sequelize.query(`SELECT 1 FROM page_versions WHERE page_id = :pageId AND trigger = 'pre_restore'`, { replacements: { pageId: pageInfo.id } }))[0].length === 1, 10_000, 'the pre-restore version');
+    } finally {
+      await first.context.close();
+      await second.context.close();
+    }
+  });
+
   test('a blocked socket leaves the rendered page readable with the explanation', { timeout: 60_000 }, async () => {
     await resetRateLimits(instance);
     const [ada, bob] = [await person('de'), await person('de')];

@@ -10,7 +10,7 @@
 import { HocuspocusProvider } from '@hocuspocus/provider';
 import { IndexeddbPersistence } from 'y-indexeddb';
 import * as Y from 'yjs';
-import { YJS_FRAGMENT_NAME } from '../../../content-pipeline/yjs/yjsConversions.ts';
+import { YJS_FRAGMENT_NAME } from '../../../content-pipeline/browser.ts';
 import { ApiRequestError, callApi } from '../api/apiClient.ts';
 import { INITIAL_FACTS, type ConnectionFacts, type SocketStatus } from './connectionState.ts';
 

@@ -11,6 +11,7 @@ import { slugify } from '../../../api/ponds/slugs.ts';
 import type { Translate } from '../i18n/translator.ts';
 import { matchPages, type PondDirectory } from './pondDirectory.ts';
 import { suggestionMenu, type SuggestionChoice } from './suggestionMenu.ts';
+import { loadMarkdownReader } from '../../../content-pipeline/browser.ts';
 
 interface Choice extends SuggestionChoice {
   apply?: (editor: Editor, range: Range) => void;
@@ -119,8 +120,8 @@ const MarkdownPaste = Extension.create({
             if (!looksLikeMarkdown(text)) return false;
             const { from, to } = view.state.selection;
             // The parser loads on the first Markdown paste only; the text goes where the selection was.
-            void import('../../../content-pipeline/markdown/markdownToDocument.ts')
-              .then(({ markdownToDocument }) => {
+            void loadMarkdownReader()
+              .then((markdownToDocument) => {
                 const document = markdownToDocument(text);
                 editor.chain().focus().insertContentAt({ from, to }, document.content ?? []).run();
               })

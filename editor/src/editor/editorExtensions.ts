@@ -8,8 +8,7 @@ import type { AnyExtension } from '@tiptap/core';
 import Collaboration from '@tiptap/extension-collaboration';
 import type { HocuspocusProvider } from '@hocuspocus/provider';
 import type * as Y from 'yjs';
-import { documentExtensions } from '../../../content-pipeline/schema/documentSchema.ts';
-import { YJS_FRAGMENT_NAME } from '../../../content-pipeline/yjs/yjsConversions.ts';
+import { documentExtensions, YJS_FRAGMENT_NAME } from '../../../content-pipeline/browser.ts';
 import { transclusionWithView, wikilinkWithView, type LinkViewContext } from './linkNodeViews.ts';
 import { PresenceCarets, type PresenceUser } from './presenceCarets.ts';
 

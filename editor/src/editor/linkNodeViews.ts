@@ -6,7 +6,7 @@
  * back to a plain link when it cannot be shown.
  */
 import type { Node as ProseMirrorNode } from '@tiptap/pm/model';
-import { Transclusion, Wikilink } from '../../../content-pipeline/schema/customNodes.ts';
+import { Transclusion, Wikilink } from '../../../content-pipeline/browser.ts';
 import type { Translate } from '../i18n/translator.ts';
 import type { PondDirectory } from './pondDirectory.ts';
 
