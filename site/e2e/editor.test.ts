@@ -375,6 +375,7 @@ describe('the collaborative editor', () => {
       await page.getByText(t('editor.unavailable')).waitFor();
       assert.ok(await page.locator('.app-page-body').getByText('Seed paragraph.').isVisible(), 'the rendered body stays');
       assert.equal(await content(page).isVisible(), false, 'never an empty editor');
+      await page.locator('.editor-status', { hasText: t('editor.status.retrying') }).waitFor();
       await session.check('unavailable');
       // The connection comes back: the editor takes over.
       sockets.unblock();

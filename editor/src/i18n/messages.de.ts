@@ -307,6 +307,7 @@ export const messagesDe: Record<MessageKey, string> = {
   'app.pageEmpty': 'Diese Seite ist leer.',
   'editor.label': 'Seitentext',
   'editor.status.connecting': 'Verbinde…',
+  'editor.status.retrying': 'Nicht verbunden · neuer Versuch läuft',
   'editor.status.saved': 'Verbunden · alles gespeichert',
   'editor.status.saving': 'Speichere…',
   'editor.status.reconnecting': 'Verbindung verloren · verbinde neu. Deine Änderungen bleiben in diesem Browser erhalten.',

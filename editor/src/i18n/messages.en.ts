@@ -305,6 +305,7 @@ export const messagesEn = {
   'app.pageEmpty': 'This page is empty.',
   'editor.label': 'Page text',
   'editor.status.connecting': 'Connecting…',
+  'editor.status.retrying': 'Not connected · trying again',
   'editor.status.saved': 'Connected · all changes saved',
   'editor.status.saving': 'Saving…',
   'editor.status.reconnecting': 'Connection lost · reconnecting. Your changes are kept in this browser.',
