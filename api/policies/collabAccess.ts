@@ -15,7 +15,7 @@ import type { Sequelize } from 'sequelize';
 import type { CollabMode, CollabTokenOrigin } from '../collab/collabToken.ts';
 import { sessionIsLive } from '../auth/sessions.ts';
 import { queryPrepared, type PreparedStatement } from '../db/preparedStatement.ts';
-import { Session, User } from '../models/index.ts';
+import type { User } from '../models/index.ts';
 import { subjectAccessTo, type AccessSubject } from './accessPolicy.ts';
 import { ANONYMOUS } from './grantResolution.ts';
 
@@ -23,19 +23,6 @@ export interface ConnectionSubject {
   subject: AccessSubject;
   /** When the credential runs out as of now (a session's expiry slides: ask again then); null when it does not. */
   expiresAt: Date | null;
-}
-
-/** The subject a connection speaks for; null once the credential that opened it has ended. */
-export async function connectionSubject(userId: string | null, origin: CollabTokenOrigin | null, now: number = Date.now()): Promise<ConnectionSubject | null> {
-  if (userId === null) return origin === null ? { subject: ANONYMOUS, expiresAt: null } : null;
-  if (origin?.kind !== 'session') return null;
-  const session = await Session.findByPk(origin.sessionId, {
-    attributes: ['id', 'userId', 'expiresAt'],
-    include: [{ model: User, as: 'user', attributes: ['id', 'status', 'isSiteAdmin'] }],
-  });
-  const user = session?.user;
-  if (!session || !user || session.userId !== userId || !sessionIsLive(session, user, now)) return null;
-  return { subject: { userId: user.id, signedIn: true, isSiteAdmin: user.isSiteAdmin }, expiresAt: session.expiresAt };
 }
 
 export type CollabAccess =
@@ -53,7 +40,8 @@ export interface CollabAccessRequest {
 /**
  * The page and the credential in one round trip, as a named prepared statement: this check is
  * on the path of every cold open (bench:collab (d)), where two ORM lookups cost more than the
- * rows they fetch. Same answers as `connectionSubject` and a page lookup.
+ * rows they fetch. The subject: an anonymous token speaks for the public, a signed-in one for
+ * its user while the session it names lives (see the header).
  */
 const CONNECTION_LOOKUP: PreparedStatement = {
   name: 'collab_connection_lookup_v1',
@@ -78,6 +66,7 @@ interface ConnectionLookupRow {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The subject a connection speaks for; null once the credential that opened it has ended. */
 function subjectFromLookup(row: ConnectionLookupRow, request: CollabAccessRequest, now: number): ConnectionSubject | null {
   if (request.userId === null) return request.origin === null ? { subject: ANONYMOUS, expiresAt: null } : null;
   if (request.origin?.kind !== 'session') return null;

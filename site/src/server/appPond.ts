@@ -9,6 +9,7 @@ import type { AstroGlobal } from 'astro';
 import type { FavoriteView, LabelSummaryView, ListView, PageSummaryView, PondSummaryView, PondView, SidebarView } from '../../../editor/src/api/apiViews.ts';
 import { OPEN_BRANCHES_COOKIE, openFromCookie } from '../../../editor/src/pages/openBranches.ts';
 import { SIDEBAR_COOKIE, sidebarChoiceFor } from '../../../editor/src/pages/sidebarChoice.ts';
+import { packSidebarPages } from '../../../editor/src/pages/sidebarPages.ts';
 import { readApiForPage } from './apiForPage.ts';
 
 /** The page list is read in pages of the API's maximum; a pond holds at most a few thousand. */
@@ -19,6 +20,8 @@ export interface AppPond {
   pond: PondSummaryView;
   ponds: PondSummaryView[];
   pages: PageSummaryView[];
+  /** `pages` packed for islands (sidebarPages.ts), once per request for every island that offers them. */
+  pagesData: string;
   /** The pond's labels in tree order (for the sidebar's grouping and the page's chips). */
   labels: LabelSummaryView[];
   /** The caller's starred pages of this pond that they may still read. */
@@ -49,6 +52,7 @@ export async function loadAppPond(astro: AstroGlobal, pondSlug: string): Promise
     pond,
     ponds: ponds.data.items,
     pages,
+    pagesData: packSidebarPages(pages),
     labels: labels.ok ? labels.data.items : [],
     favorites: favorites.ok ? favorites.data.items : [],
     sidebarView: sidebarChoiceFor(astro.cookies.get(SIDEBAR_COOKIE)?.value ?? '', pond.id) ?? pondDefault,
