@@ -288,6 +288,10 @@ describe('collaboration', () => {
         assert.equal(reason, expected);
       }
       assert.deepEqual(consoleErrors.mock.calls.map((call) => String(call.arguments[0])), []);
+      // A valid token starts loading the page while access is checked; each refusal unloads it again.
+      await waitFor(() => !cast.collab.hocuspocus.documents.has(page.id) && !cast.collab.runtime.documents.has(page.id), 5000, 'the refused page stayed loaded');
+      const editor = await open(cast.editor.client, page.id);
+      assert.equal(editor.provider.authorizedScope, 'read-write');
     });
   });
 

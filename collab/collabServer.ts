@@ -94,7 +94,7 @@ export async function startCollabServer(options: CollabServerOptions): Promise<C
     logger,
     paused: () => maintenance.active,
     noticeCount: () => revalidation.notices,
-    prepare: (pageId) => persistence.prepare(pageId),
+    prepare: (pageId, payload) => persistence.prepare(pageId, payload),
   });
   const versions = new CollabAutomaticVersions({ pool, logger, activeMs: options.snapshotActiveMs, isOpenHere: (pageId) => persistence.documents.has(pageId) });
   sessions.onAbandoned = (pageIds) => versions.versionAbandonedPages(pageIds);

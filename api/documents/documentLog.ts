@@ -70,13 +70,20 @@ export async function appendUpdates(db: Queryable, updates: readonly AppendedUpd
   return rows.map((row) => Number(row.id));
 }
 
-/** Every row of a page's log in id order (the first row is the last compaction's snapshot). */
+/**
+ * Every row of a page's log in id order (the first row is the last compaction's snapshot).
+ * The bytes come as base64, not as bytea's hex text: a third less to send and to decode on
+ * the path of every cold open (bench:collab (d)).
+ */
 export async function loadPageUpdates(db: Queryable, pageId: string, afterId = 0): Promise<LoggedUpdate[]> {
-  const { rows } = await db.query<{ id: number; update: Buffer }>(
-    `SELECT id, update FROM page_updates WHERE page_id = $1 AND id > $2 ORDER BY id`,
+  const { rows } = await db.query<{ id: number; update: string }>(
+    `SELECT id, encode(update, 'base64') AS update FROM page_updates WHERE page_id = $1 AND id > $2 ORDER BY id`,
     [pageId, afterId],
   );
-  return rows.map((row) => ({ id: Number(row.id), update: new Uint8Array(row.update.buffer, row.update.byteOffset, row.update.byteLength) }));
+  return rows.map((row) => {
+    const bytes = Buffer.from(row.update, 'base64');
+    return { id: Number(row.id), update: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+  });
 }
 
 export interface LoadedDocument {

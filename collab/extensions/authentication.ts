@@ -3,7 +3,7 @@
  * through the policy module (api/policies/collabAccess.ts), which also checks that the
  * credential the token names still lives. Cannot read → refused; cannot write → read-only.
  * While access is checked, `prepare` may start work for the page that only pays off if the
- * check passes (the persistence extension reads a cold page's log).
+ * check passes (the persistence extension loads a cold page); a refusal abandons that work.
  *
  * A refusal carries its reason to the provider and is no error: Hocuspocus logs a failing
  * hook on the console (with its message), so the thrown error has none.
@@ -26,14 +26,21 @@ export interface AuthenticationConfiguration {
   paused: () => boolean;
   /** Access notices received so far (the revalidation extension counts them). */
   noticeCount: () => number;
-  /** Started once the token is valid, while access is checked; what it returns joins the context. */
-  prepare: (pageId: string) => Partial<ConnectionContext>;
+  /** Started once the token is valid, while access is checked; `abandon` is called on a refusal. */
+  prepare: (pageId: string, payload: onAuthenticatePayload) => PreparedWork;
+}
+
+/** Work started for a page while its access is checked. */
+export interface PreparedWork {
+  /** Joins the connection's context. */
+  context: Partial<ConnectionContext>;
+  abandon: () => void;
 }
 
 const DEFAULTS = {
   paused: () => false,
   noticeCount: () => 0,
-  prepare: () => ({}),
+  prepare: () => ({ context: {}, abandon: () => undefined }),
 } satisfies Partial<AuthenticationConfiguration>;
 
 /** Thrown from onAuthenticate: Hocuspocus answers "permission denied" with the reason and opens nothing. */
@@ -49,7 +56,8 @@ export class CollabAuthentication implements Extension {
     this.configuration = withDefaults<AuthenticationConfiguration, typeof DEFAULTS>(DEFAULTS, configuration);
   }
 
-  async onAuthenticate({ token, documentName, connectionConfig }: onAuthenticatePayload): Promise<ConnectionContext> {
+  async onAuthenticate(payload: onAuthenticatePayload): Promise<ConnectionContext> {
+    const { token, documentName, connectionConfig } = payload;
     const { logger } = this.configuration;
     if (this.configuration.paused()) throw refusal('maintenance');
     const claims = verifyCollabToken(this.configuration.sessionSecret, token);
@@ -58,15 +66,19 @@ export class CollabAuthentication implements Extension {
       throw refusal('invalid-token');
     }
     const noticesAtCheck = this.configuration.noticeCount();
-    const prepared = this.configuration.prepare(claims.pageId);
-    const access = await resolveCollabAccess(this.configuration.sequelize, { pageId: claims.pageId, userId: claims.userId, origin: claims.origin, ceiling: claims.mode });
+    const prepared = this.configuration.prepare(claims.pageId, payload);
+    const access = await resolveCollabAccess(this.configuration.sequelize, { pageId: claims.pageId, userId: claims.userId, origin: claims.origin, ceiling: claims.mode }).catch((error: unknown) => {
+      prepared.abandon();
+      throw error;
+    });
     if (!access.allowed) {
+      prepared.abandon();
       logger.debug({ pageId: claims.pageId, userId: claims.userId, reason: access.reason }, 'collab connection refused');
       throw refusal(access.reason === 'credential-ended' ? 'session-ended' : 'not-found');
     }
     connectionConfig.readOnly = access.mode === 'ro';
     return {
-      ...prepared,
+      ...prepared.context,
       pageId: claims.pageId,
       pondId: access.pondId,
       userId: claims.userId,

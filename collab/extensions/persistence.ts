@@ -22,6 +22,7 @@ import type {
   Hocuspocus,
   onConfigurePayload,
   onDisconnectPayload,
+  onAuthenticatePayload,
   onLoadDocumentPayload,
 } from '@hocuspocus/server';
 import type pg from 'pg';
@@ -30,6 +31,7 @@ import { loadPageUpdates } from '../../api/documents/documentLog.ts';
 import type { Logger } from '../../api/logger.ts';
 import type { ConnectionContext } from '../connectionContext.ts';
 import type { DocumentLoader } from '../documentLoading.ts';
+import type { PreparedWork } from './authentication.ts';
 import { holdAckUntil, installAckGate, withholdAcks } from '../durableAcks.ts';
 import type { SessionRegistry } from '../sessionRegistry.ts';
 import { applyBurst, burstOf, SYNC_UPDATE } from '../updateCoalescer.ts';
@@ -75,9 +77,25 @@ export class CollabPersistence implements Extension {
     this.instance = instance;
   }
 
-  /** For the authentication extension: a cold page's log is read while access is checked. */
-  prepare(pageId: string): Partial<ConnectionContext> {
-    return this.instance?.documents.has(pageId) ? {} : { logRead: this.configuration.loader.startRead(pageId) };
+  /**
+   * For the authentication extension: a page nobody has open starts loading (its log read and
+   * applied) while access is checked, once the token is known to be ours. Nothing of it is sent
+   * before the check passes; after a refusal the document is unloaded again unless someone else
+   * connected to it meanwhile. The connection's own setup later finds the load under way.
+   */
+  prepare(pageId: string, payload: onAuthenticatePayload): PreparedWork {
+    const instance = this.instance;
+    if (!instance || instance.documents.has(pageId) || instance.loadingDocuments.has(pageId)) return { context: {}, abandon: () => undefined };
+    const context = { logRead: this.configuration.loader.startRead(pageId) };
+    const loading = instance.createDocument(pageId, payload.request, payload.socketId, payload.connectionConfig, context);
+    // A failed load is the connection's to report: its setup loads again and fails in its own hooks.
+    loading.catch(() => undefined);
+    return {
+      context: {},
+      abandon: () => {
+        loading.then((document) => instance.unloadDocument(document)).catch(() => undefined);
+      },
+    };
   }
 
   /** Call for every `page_updates_appended` notice (payload: the page id). */

@@ -258,6 +258,7 @@ try {
     Y.applyUpdate(heldDoc, large.state);
     const holder = await openProvider(bareHolder.url, 'held-page', '', heldDoc);
     const warmSamples: number[] = [];
+    const warmPhases: ColdOpenPhases[] = [];
     // Alternating, each cold open on an idle server (the previous page unloaded and stored), timed
     // from the provider's creation to its synced event; the size check comes after the clock stops.
     for (let index = 0; index < coldPages.length; index += 1) {
@@ -273,6 +274,7 @@ try {
         phases.push(opened.phases);
         baselineSamples.push(baselineMs);
         warmSamples.push(warm.phases.synced);
+        warmPhases.push(warm.phases);
       }
       await waitFor(async () => (await ours!.stats()).documents === 0, 10_000, 'the page to unload', { intervalMs: 5 }).catch(() => undefined);
     }
@@ -301,16 +303,18 @@ try {
       },
       { warmup: 3, runs: 20 },
     );
-    const phase = (key: keyof ColdOpenPhases) =>
+    const phaseOf = (samples: ColdOpenPhases[], key: keyof ColdOpenPhases) =>
       ms(
         percentile(
-          phases.map((entry) => entry[key]).sort((a, b) => a - b),
+          samples.map((entry) => entry[key]).sort((a, b) => a - b),
           0.5,
         ),
       );
+    const phase = (key: keyof ColdOpenPhases) => phaseOf(phases, key);
     notes.push(
       `(d) ${large.paragraphs} paragraphs, ${large.characters.toLocaleString('en')} characters, ${large.rows.length} log rows; cold open p95 ${ms(cold.coldOpen.p95)}. ` +
-        `Provider phases (medians, since creation): socket open ${phase('open')}, authenticated ${phase('authenticated')}, server's sync reply ${phase('firstSync')}, synced ${phase('synced')}. ` +
+        `Provider phases (medians, since creation): socket open ${phase('open')}, authenticated ${phase('authenticated')}, server's sync reply ${phase('firstSync')}, synced ${phase('synced')} ` +
+        `(bare Hocuspocus: ${phaseOf(warmPhases, 'open')}, ${phaseOf(warmPhases, 'authenticated')}, ${phaseOf(warmPhases, 'firstSync')}, ${phaseOf(warmPhases, 'synced')}). ` +
         `Server pieces (medians): access check ${ms(pieces.access.median)}; log load ${ms(pieces.loadLog.median)}, of which Y.mergeUpdates of the ${large.rows.length} rows ${ms(pieces.mergeRows.median)} ` +
         `(applying the rows to the document in one transaction instead: ${ms(pieces.applyRowsInOneTransaction.median)}); Y.applyUpdate of the merged state ${ms(pieces.applyState.median)} (server once, client once).`,
     );
