@@ -7,7 +7,7 @@
 import type { DocumentJson } from './schema/documentSchema.ts';
 
 export { documentExtensions } from './schema/documentSchema.ts';
-export { Transclusion, Wikilink } from './schema/customNodes.ts';
+export { PluginBlock, Transclusion, Wikilink } from './schema/customNodes.ts';
 export { YJS_FRAGMENT_NAME } from './yjs/yjsConversions.ts';
 
 /** Markdown → document, loaded on first use. */

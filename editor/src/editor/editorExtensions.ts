@@ -1,6 +1,6 @@
 /**
  * The extensions of the page editor: the document schema's own list (content-pipeline), with
- * the link nodes given views, plus collaboration (the Yjs binding with its undo manager, so
+ * the link nodes (linkNodeViews.ts), plugin blocks (blockNodeViews.ts) given views, plus collaboration (the Yjs binding with its undo manager, so
  * undo only takes back this person's changes; StarterKit's own history is off in the shared
  * list) and the others' carets.
  */
@@ -9,6 +9,7 @@ import Collaboration from '@tiptap/extension-collaboration';
 import type { HocuspocusProvider } from '@hocuspocus/provider';
 import type * as Y from 'yjs';
 import { documentExtensions, YJS_FRAGMENT_NAME } from '../../../content-pipeline/browser.ts';
+import { pluginBlockWithView } from './blockNodeViews.ts';
 import { transclusionWithView, wikilinkWithView, type LinkViewContext } from './linkNodeViews.ts';
 import { PresenceCarets, type PresenceUser } from './presenceCarets.ts';
 
@@ -25,6 +26,7 @@ export function pageEditorExtensions(setup: EditorSetup): AnyExtension[] {
   const withViews = new Map<string, AnyExtension>([
     ['wikilink', wikilinkWithView(setup.links)],
     ['transclusion', transclusionWithView(setup.links)],
+    ['plugin_block', pluginBlockWithView(setup.links.t)],
   ]);
   return [
     ...documentExtensions.map((extension) => withViews.get(extension.name) ?? extension),

@@ -350,6 +350,8 @@ export const messagesDe: Record<MessageKey, string> = {
   'editor.suggest.loading': 'Lade…',
   'editor.suggest.failed': 'Die Liste konnte nicht geladen werden.',
   'editor.phantomTitle': 'Diese Seite gibt es noch nicht',
+  'editor.pluginBlock': 'Plugin-Block {name}',
+  'editor.pluginBlockEmpty': 'Plugin-Inhalt ({name}): noch ohne Bild',
   'editor.transclusionLabel': 'Eingebettete Seite {name}',
   'editor.transclusionFailed': '„{name}“ kann hier nicht angezeigt werden; öffne die Seite stattdessen.',
   'app.readOnly': 'Du kannst diese Seite lesen, aber nicht ändern.',

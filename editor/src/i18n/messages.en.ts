@@ -348,6 +348,8 @@ export const messagesEn = {
   'editor.suggest.loading': 'Loading…',
   'editor.suggest.failed': 'The list could not be loaded.',
   'editor.phantomTitle': 'This page does not exist yet',
+  'editor.pluginBlock': 'Plugin block {name}',
+  'editor.pluginBlockEmpty': 'Plugin content ({name}): no picture of it yet',
   'editor.transclusionLabel': 'Embedded page {name}',
   'editor.transclusionFailed': '“{name}” cannot be shown here; open it instead.',
   'app.readOnly': 'You can read this page but not change it.',

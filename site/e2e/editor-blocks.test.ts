@@ -1,0 +1,92 @@
+/**
+ * Blocks in the editor in Chromium against a real collab server: a table's column alignment
+ * holds under the app's Content-Security-Policy (no 'unsafe-inline' styles; ProseMirror sets
+ * Tiptap's style attributes through the CSSOM) without a single policy violation; a plugin
+ * block is visible and named (editor/src/editor/blockNodeViews.ts); a section is a marked box
+ * that can be typed in, and the typed text reaches the stored body. axe and screenshots in
+ * both shapes.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createVerifiedUser } from '../../api/testing/fixtures.ts';
+import { waitFor } from '../../api/testing/polling.ts';
+import { openSession, SCREEN_SHAPES } from './browserSession.ts';
+import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
+
+useSiteUnderTest();
+
+const MARKDOWN = [
+  'Intro paragraph.',
+  '',
+  '| Left | Right |',
+  '|:-----|------:|',
+  '| west | east |',
+  '',
+  '```dt-plugin demo/chart',
+  '{"points": [1, 2, 3]}',
+  '```',
+  '',
+  ':::section{plugin="demo" style="note"}',
+  'Inside a section.',
+  ':::',
+  '',
+].join('\n');
+
+describe('editor: tables, plugin blocks and sections', () => {
+  for (const shape of SCREEN_SHAPES) {
+    test(`blocks render under the CSP and stay editable (${shape.name})`, { timeout: 120_000 }, async () => {
+      const { client } = await createVerifiedUser(instance, { locale: shape.locale });
+      const pond = (await client.post('/ponds', { name: `Blocks ${shape.name}` })).body as { id: string; slug: string };
+      const created = await client.post(`/ponds/${pond.id}/pages`, { title: 'Blocks', markdown: MARKDOWN });
+      assert.equal(created.status, 201, created.text);
+      const page = created.body as { id: string; slug: string };
+      const session = await openSession(browser, shape, 'editor-blocks');
+      await session.context.addCookies([{ name: 'dt_session', value: client.sessionCookie!, url: instance.baseUrl }]);
+      // Every policy violation of the page, from its first script on.
+      await session.context.addInitScript(() => {
+        const seen: string[] = [];
+        (window as unknown as { __violations: string[] }).__violations = seen;
+        document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.sample}`));
+      });
+      try {
+        const { page: tab, t } = session;
+        await session.visit(`${instance.baseUrl}/${pond.slug}/${page.slug}`);
+        const editor = tab.locator('.page-editor[data-phase="live"] .page-editor-content[contenteditable="true"]');
+        await editor.waitFor();
+        await tab.getByText(t('editor.status.saved')).waitFor();
+
+        const right = editor.locator('table td', { hasText: 'east' });
+        await right.waitFor();
+        assert.equal(await right.evaluate((cell) => getComputedStyle(cell).textAlign), 'right');
+        assert.equal(await editor.locator('table td', { hasText: 'west' }).evaluate((cell) => getComputedStyle(cell).textAlign), 'left');
+
+        const plugin = editor.locator('.editor-plugin-block');
+        await plugin.waitFor();
+        assert.equal((await plugin.textContent())?.trim(), t('editor.pluginBlockEmpty', { name: 'demo · chart' }));
+        assert.equal(await plugin.getAttribute('contenteditable'), 'false');
+
+        const section = editor.locator('section[data-section]');
+        assert.equal((await section.textContent())?.trim(), 'Inside a section.');
+        assert.equal(await section.evaluate((element) => getComputedStyle(element).borderLeftStyle), 'solid');
+        await section.locator('p').click();
+        await tab.keyboard.press('End');
+        await tab.keyboard.type(' Typed inside.');
+        await tab.getByText(t('editor.status.saved')).waitFor();
+        await waitFor(
+          async () => {
+            const body = (await client.get(`/read/${pond.slug}/${page.slug}`)).text;
+            return body.includes('Inside a section. Typed inside.');
+          },
+          15_000,
+          'the text typed in the section to be stored',
+        );
+
+        assert.deepEqual(await tab.evaluate(() => (window as unknown as { __violations: string[] }).__violations), []);
+        await session.check('blocks');
+        assert.deepEqual(session.problems, []);
+      } finally {
+        await session.context.close();
+      }
+    });
+  }
+});
