@@ -182,6 +182,13 @@ describe('link graph and missing pages', () => {
       console.log(`graph bench: camera flying to a search hit (first second): ${describeWindow(searchMove)}; ${await renders(searchStart, searchStart + 1_000)}`);
       console.log(`graph bench: dragging the graph (${Math.round(panEnd - panStart)} ms): ${describeWindow(pan)}; ${await renders(panStart, panEnd)}`);
       await session.screenshot('settled');
+
+      // Picking works at the big graph's coarser resolution: the searched page, back in the middle, opens on a click.
+      await page.getByLabel(t('graph.search')).fill('');
+      await page.getByLabel(t('graph.search')).fill('Page 1999');
+      await page.waitForTimeout(1_000);
+      await page.mouse.click(x, y);
+      await page.waitForURL(`${instance.baseUrl}/${pond.slug}/p-1999`);
       assert.deepEqual(problems, []);
     } finally {
       await context.close();
