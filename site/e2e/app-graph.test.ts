@@ -5,14 +5,16 @@
  * focuses a page. The missing-pages list shows the target with its referrer; "Create page"
  * creates it, and the API then has the page, no phantom, and the referrer as its backlink.
  * Readers see no create button; a stranger gets the 404. Last, a pond of 2,000 linked pages:
- * the time until the graph is drawn and laid out, and the frame rate while the camera moves,
- * are printed (figures, not assertions).
+ * the time until the graph is drawn and laid out, and the frame rate while the layout runs, while
+ * the camera flies to a search hit and while the reader drags the graph, are printed (figures,
+ * not assertions; site/e2e/frameRecorder.ts records them).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
 import type { TestClient } from '../../api/testing/testClient.ts';
 import { openSession, SCREEN_SHAPES } from './browserSession.ts';
+import { describeWindow, frameWindow, measureFigures, milestones, recordFrames } from './frameRecorder.ts';
 import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
 
 useSiteUnderTest();
@@ -135,35 +137,58 @@ describe('link graph and missing pages', () => {
     };
     const seedStart = performance.now();
     await Promise.all(Array.from({ length: 6 }, worker));
-    const graph = (await client.get(`/ponds/${pond.id}/links`)).body as { nodes: unknown[]; edges: unknown[]; phantoms: unknown[] };
+    const graph = (await client.get(`/ponds/${pond.id}/links`)).body as { nodes: unknown[]; edges: unknown[]; phantoms: { referrerIds: string[] }[] };
     assert.equal(graph.nodes.length, COUNT);
+    const phantomLinks = graph.phantoms.reduce((sum, phantom) => sum + phantom.referrerIds.length, 0);
     console.log(`graph bench: seeded ${COUNT} pages in ${Math.round(performance.now() - seedStart)} ms: ${graph.edges.length} links, ${graph.phantoms.length} phantoms`);
 
     const session = await openSession(browser, SCREEN_SHAPES[0]!, 'graph-2000');
     const { page, t, problems, context } = session;
     await context.addCookies([{ name: 'dt_session', value: client.sessionCookie!, url: instance.baseUrl }]);
+    await recordFrames(page);
     try {
       await page.goto(`${instance.baseUrl}/${pond.slug}/-/graph`);
       await page.locator('.graph-canvas canvas').first().waitFor({ timeout: 60_000 });
-      const drawnAt = await page.evaluate(() => performance.now());
       await page.locator('.graph-canvas[data-layout="done"]').waitFor({ timeout: 120_000 });
-      const settledAt = await page.evaluate(() => performance.now());
+      const { canvasAt, layoutDoneAt } = await milestones(page);
+      assert.ok(canvasAt !== null && layoutDoneAt !== null, 'the drawing appeared and its layout finished');
+      const name = t('graph.canvasName', { pages: COUNT, links: graph.edges.length + phantomLinks, phantoms: graph.phantoms.length });
+      assert.equal(await page.getByRole('img', { name }).count(), 1);
+      assert.equal(await page.locator('.graph-table tbody tr').count(), COUNT + graph.phantoms.length, 'the list view names every page and missing page');
+      const layout = await frameWindow(page, canvasAt, layoutDoneAt);
+
+      // The camera flies to a searched page (a 600 ms animation) ...
+      const searchStart = (await milestones(page)).now;
       await page.getByLabel(t('graph.search')).fill('Page 1999');
-      const frames = await page.evaluate(
-        () =>
-          new Promise<number>((resolve) => {
-            let count = 0;
-            const start = performance.now();
-            const tick = () => {
-              count += 1;
-              if (performance.now() - start < 1_000) requestAnimationFrame(tick);
-              else resolve(count);
-            };
-            requestAnimationFrame(tick);
-          }),
-      );
-      console.log(`graph bench: first drawing ${Math.round(drawnAt)} ms after navigation start, layout done at ${Math.round(settledAt)} ms; ${frames} frames in the second of the camera's move`);
+      await page.getByText(t('graph.found', { title: 'Page 1999' }), { exact: false }).waitFor();
+      await page.waitForTimeout(1_100);
+      const searchMove = await frameWindow(page, searchStart, searchStart + 1_000);
+      // ... and the reader drags the graph aside for about a second.
+      const box = (await page.locator('.graph-canvas').boundingBox())!;
+      const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+      await page.mouse.move(x, y);
+      const panStart = (await milestones(page)).now;
+      await page.mouse.down();
+      for (let step = 1; step <= 20; step += 1) {
+        await page.mouse.move(x - step * 12, y - step * 6);
+        await page.waitForTimeout(50);
+      }
+      await page.mouse.up();
+      const panEnd = (await milestones(page)).now;
+      const pan = await frameWindow(page, panStart, panEnd);
+      console.log(`graph bench: first drawing ${Math.round(canvasAt)} ms after navigation start, layout done at ${Math.round(layoutDoneAt)} ms`);
+      const renders = (from: number, to: number) => measureFigures(page, 'graph render', from, to);
+      console.log(`graph bench: while the layout runs: ${describeWindow(layout)}; ${await measureFigures(page, 'graph layout slice', 0, layoutDoneAt)}, ${await measureFigures(page, 'graph layout publish', 0, layoutDoneAt)}, ${await renders(canvasAt, layoutDoneAt)}`);
+      console.log(`graph bench: camera flying to a search hit (first second): ${describeWindow(searchMove)}; ${await renders(searchStart, searchStart + 1_000)}`);
+      console.log(`graph bench: dragging the graph (${Math.round(panEnd - panStart)} ms): ${describeWindow(pan)}; ${await renders(panStart, panEnd)}`);
       await session.screenshot('settled');
+
+      // Picking works at the big graph's coarser resolution: the searched page, back in the middle, opens on a click.
+      await page.getByLabel(t('graph.search')).fill('');
+      await page.getByLabel(t('graph.search')).fill('Page 1999');
+      await page.waitForTimeout(1_000);
+      await page.mouse.click(x, y);
+      await page.waitForURL(`${instance.baseUrl}/${pond.slug}/p-1999`);
       assert.deepEqual(problems, []);
     } finally {
       await context.close();
