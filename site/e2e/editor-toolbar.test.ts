@@ -1,12 +1,15 @@
 /**
  * The editor's toolbar and what sign-out leaves behind, in Chromium against a real collab
  * server: the toolbar is one Tab stop whose buttons the arrow keys, Home and End walk through
- * (the code block's language field keeps its arrows). Screens checked with axe.
+ * (the code block's language field keeps its arrows); the link form (button or Mod-K) writes
+ * web addresses, refuses `javascript:` in words without writing anything, edits and removes a
+ * link. Screens checked with axe; screenshots of the link form in both shapes.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
+import { waitFor } from '../../api/testing/polling.ts';
 import type { TestClient } from '../../api/testing/testClient.ts';
 import { openSession, SCREEN_SHAPES, type BrowserSession, type ScreenShape } from './browserSession.ts';
 import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
@@ -51,6 +54,29 @@ async function caretAtEnd(page: Page): Promise<void> {
   });
   await page.waitForTimeout(50);
 }
+
+/** Selects the last occurrence of `word` in the text (through the DOM selection, which the editor follows). */
+async function selectWord(page: Page, word: string): Promise<void> {
+  await content(page).evaluate((element, word) => {
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    let found: [Text, number] | null = null;
+    for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+      const at = node.data.lastIndexOf(word);
+      if (at !== -1) found = [node, at];
+    }
+    if (!found) throw new Error(`no "${word}" in the text`);
+    const range = document.createRange();
+    range.setStart(found[0], found[1]);
+    range.setEnd(found[0], found[1] + word.length);
+    const selection = window.getSelection()!;
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }, word);
+  await page.waitForTimeout(50);
+}
+
+/** Tiptap's focus command gives the focus back on the next frame. */
+const waitForFocusInText = (page: Page) => page.waitForFunction(() => document.activeElement?.classList.contains('page-editor-content') ?? false);
 
 /** The accessible name of the focused element (the toolbar's buttons name themselves in a visually hidden span). */
 const focusedLabel = (page: Page) => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset['label'] ?? document.activeElement?.tagName ?? '');
@@ -101,7 +127,7 @@ describe('the editor toolbar', () => {
       assert.equal(await tools.evaluateAll((buttons) => buttons.filter((button) => button.tabIndex === 0).map((button) => button.dataset['label']).join()), t('editor.strike'));
       // Escape goes back to the text.
       await page.keyboard.press('Escape');
-      assert.equal(await page.evaluate(() => document.activeElement?.classList.contains('page-editor-content')), true);
+      await waitForFocusInText(page);
 
       // A key press on a focused button acts, and aria-pressed follows.
       await page.keyboard.type(' Code here');
@@ -128,4 +154,81 @@ describe('the editor toolbar', () => {
       await session.context.close();
     }
   });
+
+  for (const linkShape of SCREEN_SHAPES) {
+    test(`the link form: Mod-K opens it, an unsafe address is refused in words, a web address is written, edited and removed (${linkShape.name})`, { timeout: 120_000 }, async () => {
+      await resetRateLimits(instance);
+      const ada = await member(linkShape.locale);
+      const { pond, page: pageInfo, url } = await pondWithPage(ada, 'Linked');
+      const session = await openAs(ada, linkShape, 'editor-link');
+      const { page, t } = session;
+      const form = page.getByRole('form', { name: t('editor.linkForm') });
+      const field = form.getByLabel(t('editor.linkAddress'));
+      const linkButton = page.getByRole('toolbar', { name: t('editor.toolbar') }).getByRole('button', { name: t('editor.link'), exact: true });
+      try {
+        await openEditor(session, url);
+        await caretAtEnd(page);
+        await page.keyboard.type(' Visit the docs', { delay: 15 });
+        await page.getByText(t('editor.status.saved')).waitFor();
+        await selectWord(page, 'docs');
+        await page.keyboard.press('Control+k');
+        await form.waitFor();
+        assert.equal(await field.evaluate((input) => input === document.activeElement), true, 'the field has the focus');
+        assert.equal(await field.inputValue(), '');
+        assert.equal(await form.getByRole('button', { name: t('editor.linkRemove') }).count(), 0, 'nothing to remove yet');
+
+        // An unsafe address: refused in words next to the field, nothing written.
+        await field.fill('javascript:alert(1)');
+        await field.press('Enter');
+        await form.getByText(t('editor.linkRefused')).waitFor();
+        assert.equal(await field.getAttribute('aria-invalid'), 'true');
+        assert.equal(await content(page).locator('a').count(), 0, 'no link in the text');
+        await session.check('refused');
+        // Nothing typed is refused too.
+        await field.fill('  ');
+        await form.getByRole('button', { name: t('editor.linkApply') }).click();
+        await form.getByText(t('editor.linkEmpty')).waitFor();
+        assert.equal(await content(page).locator('a').count(), 0);
+
+        // A web address: the chosen word becomes the link; the focus goes back to the text.
+        await field.fill('https://example.org/docs');
+        await field.press('Enter');
+        await form.waitFor({ state: 'detached' });
+        const link = content(page).locator('a[href="https://example.org/docs"]');
+        await link.waitFor();
+        assert.equal(await link.innerText(), 'docs');
+        await waitForFocusInText(page);
+        assert.equal(await linkButton.getAttribute('aria-pressed'), 'true');
+        // The server has it, and nothing of the refused address.
+        await page.getByText(t('editor.status.saved')).waitFor();
+        await waitFor(async () => (await ada.get(`/read/${pond.slug}/${pageInfo.slug}`)).text.includes('href="https://example.org/docs"'), 10_000, 'the link in the rendered page');
+        assert.ok(!(await ada.get(`/read/${pond.slug}/${pageInfo.slug}`)).text.includes('javascript:'));
+
+        // The button opens it prefilled; Escape cancels and gives the focus back to the text.
+        await linkButton.click();
+        await form.waitFor();
+        assert.equal(await field.inputValue(), 'https://example.org/docs');
+        await field.fill('/elsewhere');
+        await session.check('link-popover');
+        await page.keyboard.press('Escape');
+        await form.waitFor({ state: 'detached' });
+        await waitForFocusInText(page);
+        assert.equal(await content(page).locator('a[href="https://example.org/docs"]').count(), 1, 'the cancelled change was not written');
+
+        // A path on this site is fine; Remove link takes the link away and leaves the word.
+        await page.keyboard.press('Control+k');
+        await field.fill('#section');
+        await field.press('Enter');
+        await content(page).locator('a[href="#section"]').waitFor();
+        await page.keyboard.press('Control+k');
+        await form.getByRole('button', { name: t('editor.linkRemove') }).click();
+        await form.waitFor({ state: 'detached' });
+        assert.equal(await content(page).locator('a').count(), 0);
+        assert.match(await content(page).innerText(), /Visit the docs/);
+        assert.deepEqual(session.problems, []);
+      } finally {
+        await session.context.close();
+      }
+    });
+  }
 });
