@@ -3,7 +3,9 @@
  * server: the toolbar is one Tab stop whose buttons the arrow keys, Home and End walk through
  * (the code block's language field keeps its arrows); the link form (button or Mod-K) writes
  * web addresses, refuses `javascript:` in words without writing anything, edits and removes a
- * link. Screens checked with axe; screenshots of the link form in both shapes.
+ * link. Signing out deletes the browser's offline page copies (IndexedDB `dt-page-…`), and two
+ * people whose initials collide get avatars told apart. Screens checked with axe; screenshots
+ * of the link form in both shapes.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -231,4 +233,61 @@ describe('the editor toolbar', () => {
       }
     });
   }
+
+  test('avatars tell "User 13" and "User 14" apart; signing out deletes the offline copies of pages', { timeout: 120_000 }, async () => {
+    await resetRateLimits(instance);
+    const [ada, bob] = [await member('en'), await member('en')];
+    for (const [client, displayName] of [[ada, 'User 13'], [bob, 'User 14']] as const) {
+      const renamed = await client.patch('/users/me', { displayName });
+      assert.equal(renamed.status, 200, renamed.text);
+    }
+    const { pond, url } = await pondWithPage(ada, 'Signed out');
+    const bobName = (await bob.get('/auth/session')).body.user.username as string;
+    assert.equal((await ada.post(`/ponds/${pond.id}/members`, { user: bobName, role: 'editor' })).status, 201);
+    const [first, second] = [await openAs(ada, shape, 'editor-signout'), await openAs(bob, shape, 'editor-signout')];
+    const { page, t } = first;
+    const offlineCopies = () => page.evaluate(async () => (await indexedDB.databases()).map((database) => database.name ?? '').filter((name) => name.startsWith('dt-page-')));
+    try {
+      await openEditor(first, url);
+      await openEditor(second, url);
+      // Both avatars, told apart; the full names stay in the tooltip and the hidden text.
+      await waitFor(async () => (await page.locator('.presence .avatar').count()) === 2, 10_000, 'both avatars');
+      const avatars = await page.locator('.presence .avatar').evaluateAll((items) => items.map((item) => [item.querySelector('[aria-hidden]')?.textContent, item.getAttribute('title'), item.querySelector('.visually-hidden')?.textContent]));
+      assert.deepEqual(avatars.sort(), [['U3', 'User 13', 'User 13'], ['U4', 'User 14', 'User 14']]);
+      await page.locator('.presence').screenshot({ path: `test-output/e2e/editor-signout-${shape.name}-presence-row.png` });
+      await second.context.close();
+
+      await caretAtEnd(page);
+      await page.keyboard.type(' Typed before signing out.', { delay: 15 });
+      await page.getByText(t('editor.status.saved')).waitFor();
+      await waitFor(async () => (await offlineCopies()).length === 1, 10_000, 'the page copy in IndexedDB');
+      // A copy of another page, not open here, goes too.
+      await page.evaluate(() => new Promise((resolve, reject) => {
+        const request = indexedDB.open('dt-page-00000000-0000-0000-0000-000000000000');
+        request.onsuccess = () => {
+          request.result.close();
+          resolve(undefined);
+        };
+        request.onerror = () => reject(request.error);
+      }));
+      assert.equal((await offlineCopies()).length, 2);
+
+      // A sign-out the server does not confirm deletes nothing, and says so.
+      await page.route('**/api/v1/auth/logout', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'SERVICE_UNAVAILABLE', message: 'Down for a moment.' } }) }));
+      await page.locator('summary.user-menu-button').click();
+      await page.getByRole('button', { name: t('nav.signOut') }).click();
+      await waitFor(async () => (await page.locator('.user-menu-failure').innerText()).trim() !== '', 10_000, 'the sign-out failure in words');
+      assert.equal((await offlineCopies()).length, 2, 'nothing deleted');
+      await page.unroute('**/api/v1/auth/logout');
+
+      await page.getByRole('button', { name: t('nav.signOut') }).click();
+      await page.waitForURL(`${instance.baseUrl}/`);
+      assert.deepEqual(await offlineCopies(), [], 'no dt-page- database left');
+      assert.equal((await ada.get('/auth/session')).body.user, null, 'the session is over');
+      assert.deepEqual(first.problems.filter((problem) => !problem.includes('status of 503')), []);
+    } finally {
+      await first.context.close();
+      await second.context.close().catch(() => undefined);
+    }
+  });
 });
