@@ -217,6 +217,14 @@ describe('the editor toolbar', () => {
         await waitForFocusInText(page);
         assert.equal(await content(page).locator('a[href="https://example.org/docs"]').count(), 1, 'the cancelled change was not written');
 
+        // Going back into the text (a click there moves the focus) closes it too, writing nothing.
+        await page.keyboard.press('Control+k');
+        await field.fill('https://changed.example');
+        await content(page).evaluate((element) => (element as HTMLElement).focus());
+        await form.waitFor({ state: 'detached' });
+        assert.equal(await content(page).locator('a[href="https://example.org/docs"]').count(), 1);
+        await selectWord(page, 'docs');
+
         // A path on this site is fine; Remove link takes the link away and leaves the word.
         await page.keyboard.press('Control+k');
         await field.fill('#section');
