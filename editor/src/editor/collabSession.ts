@@ -13,6 +13,7 @@ import * as Y from 'yjs';
 import { YJS_FRAGMENT_NAME } from '../../../content-pipeline/browser.ts';
 import { ApiRequestError, callApi } from '../api/apiClient.ts';
 import { INITIAL_FACTS, type ConnectionFacts, type SocketStatus } from './connectionState.ts';
+import { CLOSE_OFFLINE_COPIES_EVENT, offlineCopyName } from './offlineCopies.ts';
 
 /** How long a refused or failed authentication waits before the provider tries again. */
 const AUTH_RETRY_MS = 5_000;
@@ -47,7 +48,10 @@ export function openCollabSession(pageId: string, onFacts: (facts: ConnectionFac
     if (!destroyed) onFacts(facts);
   };
 
-  const local = new IndexeddbPersistence(`dt-page-${pageId}`, ydoc);
+  const local = new IndexeddbPersistence(offlineCopyName(pageId), ydoc);
+  // Signing out deletes the copies (offlineCopies.ts): stop writing this one first.
+  const closeLocal = () => void local.destroy();
+  window.addEventListener(CLOSE_OFFLINE_COPIES_EVENT, closeLocal);
   const localCopy = local.whenSynced.then(() => ydoc.getXmlFragment(YJS_FRAGMENT_NAME).length > 0).catch(() => false);
 
   async function fetchToken(): Promise<string> {
@@ -101,6 +105,7 @@ export function openCollabSession(pageId: string, onFacts: (facts: ConnectionFac
       if (retryTimer) clearTimeout(retryTimer);
       window.removeEventListener('online', online);
       window.removeEventListener('offline', offline);
+      window.removeEventListener(CLOSE_OFFLINE_COPIES_EVENT, closeLocal);
       provider.destroy();
       void local.destroy();
       ydoc.destroy();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { connectionState, hasUnsavedChanges, INITIAL_FACTS, type ConnectionFacts } from './connectionState.ts';
-import { initialsOf, presenceColourIndex, PRESENCE_COLOURS } from './presenceColours.ts';
+import { distinctInitials, initialsOf, presenceColourIndex, PRESENCE_COLOURS } from './presenceColours.ts';
 
 const facts = (change: Partial<ConnectionFacts>): ConnectionFacts => ({ ...INITIAL_FACTS, ...change });
 const live = { socket: 'connected', everConnected: true, synced: true, mode: 'rw' } as const;
@@ -44,5 +44,23 @@ describe('presence colours and initials', () => {
     assert.equal(initialsOf('zora'), 'Z');
     assert.equal(initialsOf('  '), '?');
     assert.equal(initialsOf('Émile de la Tour'), 'ÉT');
+  });
+
+  test('people sharing initials are told apart by the first character where their names differ; everyone else keeps theirs', () => {
+    assert.deepEqual(distinctInitials(['User 13', 'User 14', 'Ada Lovelace']), ['U3', 'U4', 'AL']);
+    assert.deepEqual(distinctInitials(['User 13', 'User 14', 'User 15']), ['U3', 'U4', 'U5']);
+    assert.deepEqual(distinctInitials(['Anna Schmidt', 'Anton Schulz']), ['AN', 'AT']);
+    assert.deepEqual(distinctInitials(['zora', 'Ada Lovelace']), ['Z', 'AL']);
+    assert.deepEqual(distinctInitials([]), []);
+  });
+
+  test('when one name is the start of the other, the last character tells them apart; the same name twice gets a number', () => {
+    assert.deepEqual(distinctInitials(['User 1', 'User 13']), ['U1', 'U3']);
+    assert.deepEqual(distinctInitials(['Ada Lovelace', 'Ada Lovelace']), ['AL1', 'AL2']);
+  });
+
+  test('a label someone else already shows is not handed out again', () => {
+    // "U3" is the initials of "U 3": "User 13" and "User 14" fall back to their last two characters.
+    assert.deepEqual(distinctInitials(['User 13', 'User 14', 'U 3']), ['U13', 'U14', 'U3']);
   });
 });
