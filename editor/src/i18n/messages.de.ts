@@ -326,7 +326,6 @@ export const messagesDe: Record<MessageKey, string> = {
   'editor.strike': 'Durchgestrichen',
   'editor.code': 'Code im Text',
   'editor.link': 'Link',
-  'editor.linkPrompt': 'Linkadresse (leer lassen, um den Link zu entfernen)',
   'editor.linkForm': 'Link bearbeiten',
   'editor.linkAddress': 'Linkadresse',
   'editor.linkApply': 'Übernehmen',

@@ -324,7 +324,6 @@ export const messagesEn = {
   'editor.strike': 'Strikethrough',
   'editor.code': 'Inline code',
   'editor.link': 'Link',
-  'editor.linkPrompt': 'Link address (leave empty to remove the link)',
   'editor.linkForm': 'Edit link',
   'editor.linkAddress': 'Link address',
   'editor.linkApply': 'Apply',
