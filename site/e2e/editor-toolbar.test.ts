@@ -14,6 +14,7 @@ import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.
 import { waitFor } from '../../api/testing/polling.ts';
 import type { TestClient } from '../../api/testing/testClient.ts';
 import { openSession, SCREEN_SHAPES, type BrowserSession, type ScreenShape } from './browserSession.ts';
+import { caretAtEnd, editorContent, openEditor } from './editorPage.ts';
 import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
 
 useSiteUnderTest();
@@ -35,27 +36,9 @@ async function openAs(client: TestClient, shape: ScreenShape, prefix: string): P
   return session;
 }
 
-const content = (page: Page) => page.locator('.page-editor-content');
+const content = editorContent;
 
-async function openEditor(session: BrowserSession, url: string): Promise<void> {
-  await session.visit(url);
-  await content(session.page).waitFor();
-  await session.page.getByText(session.t('editor.status.saved')).waitFor();
-}
 
-/** Puts the caret at the end of the document (through the DOM selection, which the editor follows). */
-async function caretAtEnd(page: Page): Promise<void> {
-  await content(page).evaluate((element) => {
-    element.focus();
-    const range = document.createRange();
-    range.selectNodeContents(element.lastElementChild ?? element);
-    range.collapse(false);
-    const selection = window.getSelection()!;
-    selection.removeAllRanges();
-    selection.addRange(range);
-  });
-  await page.waitForTimeout(50);
-}
 
 /** Selects the last occurrence of `word` in the text (through the DOM selection, which the editor follows). */
 async function selectWord(page: Page, word: string): Promise<void> {

@@ -13,6 +13,7 @@ import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.
 import { waitFor } from '../../api/testing/polling.ts';
 import type { TestClient } from '../../api/testing/testClient.ts';
 import { openSession, SCREEN_SHAPES, type BrowserSession, type ScreenShape } from './browserSession.ts';
+import { caretAtEnd, editorContent, openEditor } from './editorPage.ts';
 import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
 
 useSiteUnderTest();
@@ -46,7 +47,7 @@ async function openAs(who: Person, shape: ScreenShape, prefix: string): Promise<
   return session;
 }
 
-const content = (page: Page) => page.locator('.page-editor-content');
+const content = editorContent;
 
 /** The editor's text without the other people's caret labels. */
 const documentText = (page: Page) =>
@@ -56,24 +57,10 @@ const documentText = (page: Page) =>
     return (copy.textContent ?? '').trim();
   });
 
-async function openEditor(session: BrowserSession, url: string): Promise<void> {
-  await session.visit(url);
-  await content(session.page).waitFor();
-  await session.page.getByText(session.t('editor.status.saved')).waitFor();
-}
 
 /** Puts the caret at the end of the document (through the DOM selection, which the editor follows) and types. */
 async function typeAtEnd(page: Page, text: string): Promise<void> {
-  await content(page).evaluate((element) => {
-    element.focus();
-    const range = document.createRange();
-    range.selectNodeContents(element.lastElementChild ?? element);
-    range.collapse(false);
-    const selection = window.getSelection()!;
-    selection.removeAllRanges();
-    selection.addRange(range);
-  });
-  await page.waitForTimeout(50);
+  await caretAtEnd(page);
   if (text) await page.keyboard.type(text, { delay: 15 });
 }
 
