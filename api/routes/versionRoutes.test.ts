@@ -11,12 +11,12 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { QueryTypes } from 'sequelize';
 import * as Y from 'yjs';
-import { markdownToDocument, replaceYDocContent, yDocToDocument, yjsUpdateToDocument } from '../../content-pipeline/index.ts';
-import { saveDerivedData } from '../documents/derivedData.ts';
-import { appendUpdates, loadDocumentState, loadPageUpdates, loadYDoc } from '../documents/documentLog.ts';
+import { markdownToDocument, yDocToDocument, yjsUpdateToDocument } from '../../content-pipeline/index.ts';
+import { loadDocumentState, loadPageUpdates } from '../documents/documentLog.ts';
 import { createVersion } from '../documents/versions.ts';
 import { User, type Pond } from '../models/index.ts';
 import { seedGrant, seedPage } from '../testing/accessFixtures.ts';
+import { storeCollabEdit } from '../testing/collabEdit.ts';
 import { assertError, assertFieldError, MISSING_UUID, usePondCast, type SignedIn } from '../testing/pondTestSetup.ts';
 import { waitFor } from '../testing/polling.ts';
 import type { TestClient, TestResponse } from '../testing/testClient.ts';
@@ -49,19 +49,9 @@ describe('page versions', () => {
     return response.body.id;
   }
 
-  /**
-   * An edit as the collaboration server stores it: the update that turns the document into
-   * `markdown` is appended to the log, then the save rewrites the derived data.
-   */
+  /** An edit as the collaboration server stores it (api/testing/collabEdit.ts), by the owner. */
   async function edit(pageId: string, markdown: string): Promise<void> {
-    const { ydoc } = await loadYDoc(pool, pageId);
-    const updates: Uint8Array[] = [];
-    ydoc.on('update', (update: Uint8Array) => updates.push(update));
-    replaceYDocContent(ydoc, markdownToDocument(markdown));
-    const document = yDocToDocument(ydoc);
-    ydoc.destroy();
-    await appendUpdates(pool, updates.map((update) => ({ pageId, update })));
-    await saveDerivedData(cast.instance.services.sequelize, { pageId, document, authorIds: [cast.owner.user.id] });
+    await storeCollabEdit(pool, cast.instance.services.sequelize, { pageId, markdown, authorIds: [cast.owner.user.id] });
   }
 
   const createManual = (client: TestClient, pageId: string, body?: unknown) => client.post(`/pages/${pageId}/versions`, body);

@@ -6,11 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach } from 'node:test';
 import pg from 'pg';
-import { markdownToDocument, replaceYDocContent, yDocToDocument } from '../../content-pipeline/index.ts';
-import { saveDerivedData } from '../documents/derivedData.ts';
-import { appendUpdates, loadYDoc } from '../documents/documentLog.ts';
 import type { Pond } from '../models/index.ts';
 import { seedGrant, seedSharedPond } from './accessFixtures.ts';
+import { storeCollabEdit } from './collabEdit.ts';
 import { completeSetup, createVerifiedUser, resetRateLimits } from './fixtures.ts';
 import type { SignedIn } from './pondTestSetup.ts';
 import type { TestClient } from './testClient.ts';
@@ -70,14 +68,7 @@ export async function pageWith(cast: FeedCast, pond: Pond, title: string, markdo
 
 /** An edit as the collaboration server stores it: updates appended to the log, then the save, by `authorIds`. */
 export async function editPage(cast: FeedCast, pageId: string, markdown: string, authorIds: string[]): Promise<void> {
-  const { ydoc } = await loadYDoc(cast.pool, pageId);
-  const updates: Uint8Array[] = [];
-  ydoc.on('update', (update: Uint8Array) => updates.push(update));
-  replaceYDocContent(ydoc, markdownToDocument(markdown));
-  const document = yDocToDocument(ydoc);
-  ydoc.destroy();
-  await appendUpdates(cast.pool, updates.map((update) => ({ pageId, update })));
-  await saveDerivedData(cast.instance.services.sequelize, { pageId, document, authorIds });
+  await storeCollabEdit(cast.pool, cast.instance.services.sequelize, { pageId, markdown, authorIds });
   for (const userId of authorIds) {
     await cast.pool.query(`INSERT INTO page_contributors (page_id, user_id) VALUES ($1, $2) ON CONFLICT (page_id, user_id) DO UPDATE SET last_edit_at = now()`, [pageId, userId]);
   }

@@ -11,9 +11,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import pg from 'pg';
 import type { Page } from 'playwright-core';
-import { markdownToDocument, replaceYDocContent, yDocToDocument } from '../../content-pipeline/index.ts';
-import { saveDerivedData } from '../../api/documents/derivedData.ts';
-import { appendUpdates, loadYDoc } from '../../api/documents/documentLog.ts';
+import { storeCollabEdit } from '../../api/testing/collabEdit.ts';
 import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
 import type { TestClient } from '../../api/testing/testClient.ts';
 import { openSession, waitForIslands, SCREEN_SHAPES, type ScreenShape } from './browserSession.ts';
@@ -34,14 +32,7 @@ interface VersionEntry {
 /** An edit as the collaboration server stores it: the update appended to the log, then the derived data saved. */
 async function editPage(pageId: string, userId: string, markdown: string): Promise<void> {
   pool ??= new pg.Pool({ connectionString: instance.services.config.databaseUrl!, max: 2 });
-  const { ydoc } = await loadYDoc(pool, pageId);
-  const updates: Uint8Array[] = [];
-  ydoc.on('update', (update: Uint8Array) => updates.push(update));
-  replaceYDocContent(ydoc, markdownToDocument(markdown));
-  const document = yDocToDocument(ydoc);
-  ydoc.destroy();
-  await appendUpdates(pool, updates.map((update) => ({ pageId, update })));
-  await saveDerivedData(instance.services.sequelize, { pageId, document, authorIds: [userId] });
+  await storeCollabEdit(pool, instance.services.sequelize, { pageId, markdown, authorIds: [userId] });
 }
 
 async function versionsOf(client: TestClient, pageId: string): Promise<VersionEntry[]> {
