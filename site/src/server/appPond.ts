@@ -11,6 +11,7 @@ import { OPEN_BRANCHES_COOKIE, openFromCookie } from '../../../editor/src/pages/
 import { SIDEBAR_COOKIE, sidebarChoiceFor } from '../../../editor/src/pages/sidebarChoice.ts';
 import { packSidebarPages } from '../../../editor/src/pages/sidebarPages.ts';
 import { readApiForPage } from './apiForPage.ts';
+import { loadPageContext, type PageContext } from './pageContext.ts';
 
 /** The page list is read in pages of the API's maximum; a pond holds at most a few thousand. */
 const PAGE_LIST_LIMIT = 1000;
@@ -33,6 +34,16 @@ export interface AppPond {
 }
 
 const FAVORITES_SHOWN = 500;
+
+/**
+ * What every pond screen starts with: who asks and the pond, read at once rather than one after
+ * the other (for a visitor the API refuses the pond reads, and they are dropped). `app` is null
+ * for a visitor and for someone who is no member of a pond of that slug.
+ */
+export async function loadPondScreen(astro: AstroGlobal): Promise<{ context: PageContext; app: AppPond | null }> {
+  const [context, app] = await Promise.all([loadPageContext(astro), loadAppPond(astro, astro.params.pondSlug ?? '')]);
+  return { context, app: context.user ? app : null };
+}
 
 /** The pond and its readable pages, or null when the caller is no member of a pond of that slug. */
 export async function loadAppPond(astro: AstroGlobal, pondSlug: string): Promise<AppPond | null> {
