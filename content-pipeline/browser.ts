@@ -7,6 +7,7 @@
 import type { DocumentJson } from './schema/documentSchema.ts';
 
 export { documentExtensions } from './schema/documentSchema.ts';
+export { MEDIA_PATH_PREFIX } from './markdown/dialect.ts';
 export { PluginBlock, Transclusion, Wikilink } from './schema/customNodes.ts';
 export { YJS_FRAGMENT_NAME } from './yjs/yjsConversions.ts';
 

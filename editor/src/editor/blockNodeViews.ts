@@ -1,15 +1,20 @@
 /**
- * The node view of a plugin block (the schema stays content-pipeline's: this only `extend`s the
- * node with a view). Its `renderHTML` is an empty marker; the view shows the block's last
- * static rendering (its SVG snapshot, as an image: an SVG in an `<img>` runs nothing) or names
- * the plugin, so the block is visible, selectable and deletable in the editor.
+ * Node views for blocks whose `renderHTML` cannot be shown as it is in the editor (the schema
+ * stays content-pipeline's: these only `extend` a node with a view):
+ *
+ * - A plugin block's `renderHTML` is an empty marker; the view shows the block's last static
+ *   rendering (its SVG snapshot, as an image: an SVG in an `<img>` runs nothing) or names the
+ *   plugin, so the block is visible, selectable and deletable in the editor.
+ * - An image names its uploaded file by id; the view derives the file's URL the way the
+ *   pipeline's HTML does (`/api/v1/media/<id>`), so images already in a page show.
  *
  * Tables need no view of their own: Tiptap writes their widths and alignment as `style`
  * attributes, and ProseMirror applies those through the CSSOM (`style.cssText`), which the
  * app's Content-Security-Policy allows (site/e2e/editor-blocks.test.ts checks it).
  */
+import type { AnyExtension, Node } from '@tiptap/core';
 import type { Node as ProseMirrorNode } from '@tiptap/pm/model';
-import { PluginBlock } from '../../../content-pipeline/browser.ts';
+import { MEDIA_PATH_PREFIX, PluginBlock } from '../../../content-pipeline/browser.ts';
 import type { Translate } from '../i18n/translator.ts';
 
 function svgImageSource(svg: string): string {
@@ -43,6 +48,34 @@ export function pluginBlockWithView(t: Translate) {
         draw(node);
         return {
           dom: box,
+          update: (next) => {
+            if (next.type !== node.type) return false;
+            draw(next);
+            return true;
+          },
+        };
+      };
+    },
+  });
+}
+
+/** `base`: the schema's image node. */
+export function imageWithView(base: AnyExtension): AnyExtension {
+  return (base as Node).extend({
+    addNodeView() {
+      return ({ node }) => {
+        const image = document.createElement('img');
+        const draw = (current: ProseMirrorNode) => {
+          const { fileId, alt, title } = current.attrs as { fileId: string | null; alt: string | null; title: string | null };
+          if (fileId) image.src = `${MEDIA_PATH_PREFIX}${encodeURIComponent(fileId)}`;
+          else image.removeAttribute('src');
+          image.alt = alt ?? '';
+          if (title) image.title = title;
+          else image.removeAttribute('title');
+        };
+        draw(node);
+        return {
+          dom: image,
           update: (next) => {
             if (next.type !== node.type) return false;
             draw(next);

@@ -1,6 +1,7 @@
 /**
  * The extensions of the page editor: the document schema's own list (content-pipeline), with
- * the link nodes (linkNodeViews.ts), plugin blocks (blockNodeViews.ts) given views, plus collaboration (the Yjs binding with its undo manager, so
+ * the link nodes (linkNodeViews.ts), plugin blocks and images (blockNodeViews.ts) given views,
+ * plus collaboration (the Yjs binding with its undo manager, so
  * undo only takes back this person's changes; StarterKit's own history is off in the shared
  * list) and the others' carets.
  */
@@ -9,7 +10,7 @@ import Collaboration from '@tiptap/extension-collaboration';
 import type { HocuspocusProvider } from '@hocuspocus/provider';
 import type * as Y from 'yjs';
 import { documentExtensions, YJS_FRAGMENT_NAME } from '../../../content-pipeline/browser.ts';
-import { pluginBlockWithView } from './blockNodeViews.ts';
+import { imageWithView, pluginBlockWithView } from './blockNodeViews.ts';
 import { transclusionWithView, wikilinkWithView, type LinkViewContext } from './linkNodeViews.ts';
 import { PresenceCarets, type PresenceUser } from './presenceCarets.ts';
 
@@ -27,6 +28,7 @@ export function pageEditorExtensions(setup: EditorSetup): AnyExtension[] {
     ['wikilink', wikilinkWithView(setup.links)],
     ['transclusion', transclusionWithView(setup.links)],
     ['plugin_block', pluginBlockWithView(setup.links.t)],
+    ['image', imageWithView(documentExtensions.find((extension) => extension.name === 'image')!)],
   ]);
   return [
     ...documentExtensions.map((extension) => withViews.get(extension.name) ?? extension),
