@@ -3,14 +3,16 @@
  * holds under the app's Content-Security-Policy (no 'unsafe-inline' styles; ProseMirror sets
  * Tiptap's style attributes through the CSSOM) without a single policy violation; a plugin
  * block is visible and named (editor/src/editor/blockNodeViews.ts); a section is a marked box
- * that can be typed in, and the typed text reaches the stored body. axe and screenshots in
- * both shapes.
+ * that can be typed in, and the typed text reaches the stored body. Typed with shortcuts: a
+ * task list (checked by a click) and a code block with its language, both stored; and leaving
+ * the page warns only while changes are unsynced. axe and screenshots in both shapes.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createVerifiedUser } from '../../api/testing/fixtures.ts';
 import { waitFor } from '../../api/testing/polling.ts';
 import { openSession, SCREEN_SHAPES } from './browserSession.ts';
+import { caretAtEnd, openEditor } from './editorPage.ts';
 import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
 
 useSiteUnderTest();
@@ -89,4 +91,53 @@ describe('editor: tables, plugin blocks and sections', () => {
       }
     });
   }
+
+  test('a task list and a code block typed with shortcuts are stored; leaving warns only while changes are unsynced', { timeout: 120_000 }, async () => {
+    const shape = SCREEN_SHAPES[0]!;
+    const { client } = await createVerifiedUser(instance, { locale: shape.locale });
+    const pond = (await client.post('/ponds', { name: 'Shortcuts pond' })).body as { id: string; slug: string };
+    const page = (await client.post(`/ponds/${pond.id}/pages`, { title: 'Shortcuts', markdown: 'Seed paragraph.' })).body as { slug: string };
+    const session = await openSession(browser, shape, 'editor-shortcuts');
+    await session.context.addCookies([{ name: 'dt_session', value: client.sessionCookie!, url: instance.baseUrl }]);
+    const readBody = async () => (await client.get(`/read/${pond.slug}/${page.slug}`)).text;
+    const leavingIsHeldUp = () =>
+      session.page.evaluate(() => {
+        const event = new Event('beforeunload', { cancelable: true });
+        window.dispatchEvent(event);
+        return event.defaultPrevented;
+      });
+    try {
+      const { page: tab, t } = session;
+      await openEditor(session, `${instance.baseUrl}/${pond.slug}/${page.slug}`);
+      const editor = tab.locator('.page-editor-content');
+      await caretAtEnd(tab);
+      await tab.keyboard.press('Enter');
+      await tab.keyboard.type('[ ] Buy bread', { delay: 10 });
+      const task = editor.locator('ul[data-type="taskList"] li', { hasText: 'Buy bread' });
+      await task.waitFor();
+      await task.locator('input[type="checkbox"]').click();
+      assert.equal(await task.getAttribute('data-checked'), 'true');
+      await caretAtEnd(tab);
+      await tab.keyboard.press('Enter');
+      await tab.keyboard.press('Enter');
+      await tab.keyboard.type('```typescript ', { delay: 10 });
+      await tab.keyboard.type('const pond = 1;', { delay: 10 });
+      await editor.locator('pre code', { hasText: 'const pond = 1;' }).waitFor();
+      await tab.getByText(t('editor.status.saved')).waitFor();
+      await waitFor(async () => /language-typescript[^>]*>const pond = 1;/.test(await readBody()), 15_000, 'the code block with its language to be stored');
+      assert.match(await readBody(), /<input[^>]*checked[^>]*>\s*(<[^>]+>\s*)*Buy bread/);
+
+      assert.equal(await leavingIsHeldUp(), false, 'everything saved: no warning');
+      await session.context.setOffline(true);
+      await caretAtEnd(tab);
+      await tab.keyboard.type(' Typed offline.', { delay: 10 });
+      await waitFor(async () => leavingIsHeldUp(), 5_000, 'the warning while the edit is unsynced');
+      await session.context.setOffline(false);
+      await tab.getByText(t('editor.status.saved')).waitFor({ timeout: 20_000 });
+      assert.equal(await leavingIsHeldUp(), false, 'saved again: no warning');
+      await session.check('shortcuts');
+    } finally {
+      await session.context.close();
+    }
+  });
 });
