@@ -66,6 +66,8 @@ async function openWithoutIslands(variant: Variant, cookie?: string): Promise<{ 
   return { context, page, requests };
 }
 
+const SUBMISSION_TYPES = new Set(['document', 'fetch', 'xhr', 'ping', 'eventsource', 'websocket']);
+
 /**
  * Fills every field of each form on the page (password fields with SECRET), then presses
  * Enter in each field and clicks the form's submit button; returns the requests sent meanwhile.
@@ -93,8 +95,13 @@ async function tryToSubmit(page: Page, requests: Request[]): Promise<Request[]> 
     if (page.url() === start) await submit.click({ force: true });
     await page.waitForTimeout(500);
   }
-  // Attempts to fetch the blocked island code are the page's own doing, not a submission.
-  return requests.slice(before).filter((request) => !isIslandCode(new URL(request.url())));
+  // Attempts to fetch the blocked island code are the page's own doing, not a submission;
+  // so are the browser's own loads of images and the favicon, which may land at any moment.
+  // A submission is a navigation, a script's request, or anything but a GET.
+  return requests
+    .slice(before)
+    .filter((request) => !isIslandCode(new URL(request.url())))
+    .filter((request) => request.method() !== 'GET' || SUBMISSION_TYPES.has(request.resourceType()));
 }
 
 function assertNothingSent(page: Page, sent: Request[], screen: string): void {
