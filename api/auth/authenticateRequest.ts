@@ -7,7 +7,8 @@
 import type { Request, Response } from 'express';
 import type { Session, User } from '../models/index.ts';
 import type { AppServices } from '../services.ts';
-import { SESSION_COOKIE, clearSessionCookie, readCookie, setSessionCookie, validateSessionToken } from './sessions.ts';
+import { renderReadsOf } from '../http/inProcessFetch.ts';
+import { SESSION_COOKIE, clearSessionCookie, readCookie, setSessionCookie, validateSessionToken, type ValidatedSession } from './sessions.ts';
 
 export interface Actor {
   user: User;
@@ -31,7 +32,7 @@ export const sessionCookieAuthentication: Authenticator = {
   async authenticate(req, res, services) {
     const token = readCookie(req.headers.cookie, SESSION_COOKIE);
     if (!token) return null;
-    const validated = await validateSessionToken(token, { ttlDays: services.config.sessionTtlDays });
+    const validated = await validateOncePerRender(req, token, () => validateSessionToken(token, { ttlDays: services.config.sessionTtlDays }));
     const secure = isSecureRequest(req, services);
     if (!validated) {
       clearSessionCookie(res, secure);
@@ -41,6 +42,21 @@ export const sessionCookieAuthentication: Authenticator = {
     return { user: validated.user, session: validated.session };
   },
 };
+
+/**
+ * A page render's reads (api/http/inProcessFetch.ts) share one check of the cookie; only the
+ * first is told of a refresh, so the page passes the renewed cookie on once. Any other request
+ * checks its own.
+ */
+function validateOncePerRender(req: Request, token: string, validate: () => Promise<ValidatedSession | null>): Promise<ValidatedSession | null> {
+  const render = renderReadsOf(req.socket);
+  if (!render) return validate();
+  const shared = render.sessionChecks.get(token) as Promise<ValidatedSession | null> | undefined;
+  if (shared) return shared.then((validated) => validated && { ...validated, refreshed: false });
+  const first = validate();
+  render.sessionChecks.set(token, first);
+  return first;
+}
 
 const actors = new WeakMap<Request, Actor | null>();
 

@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import express, { type Express, type Request } from 'express';
+import { createInProcessFetch, type InProcessFetch } from './inProcessFetch.ts';
 import { precompressedAssets } from './precompressedAssets.ts';
 
 const SITE_DIST = fileURLToPath(new URL('../../site/dist/', import.meta.url));
@@ -35,6 +36,7 @@ type AstroHandler = (
 /** What pages find in `Astro.locals`; declared for them in site/src/env.d.ts. */
 interface SiteLocals {
   apiOrigin: string;
+  fetchApi: InProcessFetch;
 }
 
 export interface MountSiteOptions {
@@ -52,6 +54,7 @@ export async function mountSite(app: Express, options: MountSiteOptions): Promis
   // Unhashed public files (favicon) may change with a release; revalidate hourly.
   app.use(express.static(CLIENT_DIR, { maxAge: '1h', index: false, redirect: false }));
 
+  const inProcess = createInProcessFetch(app);
   app.use(async (req, res, next) => {
     // Pages answer GET and HEAD only; a missing hashed asset must not turn into a page.
     if ((req.method !== 'GET' && req.method !== 'HEAD') || req.path.startsWith(`${HASHED_ASSETS_PATH}/`)) {
@@ -68,7 +71,7 @@ export async function mountSite(app: Express, options: MountSiteOptions): Promis
         return;
       }
       // No `next`: paths without a page render the site's own 404 page.
-      await handler(req, res, undefined, { apiOrigin: loopbackOrigin(req) });
+      await handler(req, res, undefined, { apiOrigin: loopbackOrigin(req), fetchApi: inProcess.forRender() });
     } catch (error) {
       next(error);
     }

@@ -35,6 +35,35 @@ const MARKDOWN = [
 ].join('\n');
 
 describe('editor: tables, plugin blocks and sections', () => {
+  test('the page arrives text first: no script before the body, and every island still hydrates', { timeout: 60_000 }, async () => {
+    const { client } = await createVerifiedUser(instance, { locale: 'en' });
+    const pond = (await client.post('/ponds', { name: 'Text first' })).body as { id: string; slug: string };
+    const page = (await client.post(`/ponds/${pond.id}/pages`, { title: 'Text first', markdown: MARKDOWN })).body as { slug: string };
+    const url = `${instance.baseUrl}/${pond.slug}/${page.slug}`;
+    // Astro's island runtime stands at the end of the body (site/src/server/islandScriptsLast.ts):
+    // a script before the text would hold the parser and paint the header alone first.
+    const html = await (await fetch(url, { headers: { cookie: `dt_session=${client.sessionCookie}` } })).text();
+    const text = html.indexOf('Intro paragraph.');
+    assert.ok(text > 0, 'the body is server-rendered');
+    assert.ok(html.indexOf('<script') > text, 'no script comes before the body’s text');
+    assert.ok(html.includes('<astro-island'), 'the page has islands');
+    const session = await openSession(browser, SCREEN_SHAPES[0]!, 'editor-text-first');
+    await session.context.addCookies([{ name: 'dt_session', value: client.sessionCookie!, url: instance.baseUrl }]);
+    await session.context.addInitScript(() => {
+      const seen: string[] = [];
+      (window as unknown as { __violations: string[] }).__violations = seen;
+      document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.sample}`));
+    });
+    try {
+      await session.visit(url);
+      await session.page.waitForFunction(() => document.querySelectorAll('astro-island').length > 0 && document.querySelectorAll('astro-island[ssr]').length === 0);
+      await session.page.locator('.page-editor[data-phase="live"] .page-editor-content[contenteditable="true"]').waitFor();
+      assert.deepEqual(await session.page.evaluate(() => (window as unknown as { __violations: string[] }).__violations), []);
+    } finally {
+      await session.context.close();
+    }
+  });
+
   for (const shape of SCREEN_SHAPES) {
     test(`blocks render under the CSP and stay editable (${shape.name})`, { timeout: 120_000 }, async () => {
       const { client } = await createVerifiedUser(instance, { locale: shape.locale });

@@ -1,7 +1,9 @@
 /**
- * Server-side reads of `/api/v1` while rendering a page. The request goes over loopback
- * to the same process with the visitor's cookie and language, so the API applies exactly
- * the rules it applies to the browser. A refreshed session cookie is passed on.
+ * Server-side reads of `/api/v1` while rendering a page. The request goes to the same
+ * process with the visitor's cookie and language, so the API applies exactly the rules it
+ * applies to the browser: handed to the Express app in process (api/http/inProcessFetch.ts)
+ * when the API mounted the site, else over HTTP to the page's own origin. A refreshed
+ * session cookie is passed on.
  */
 import type { AstroGlobal } from 'astro';
 import type { ApiErrorBody } from '../../../editor/src/api/apiViews.ts';
@@ -12,16 +14,22 @@ export type PageApiResult<T> =
 
 const FORWARDED_HEADERS = ['cookie', 'accept-language'] as const;
 
-export async function readApiForPage<T>(astro: AstroGlobal, path: string): Promise<PageApiResult<T>> {
-  const origin = astro.locals.apiOrigin ?? astro.url.origin;
-  const headers = new Headers({ accept: 'application/json' });
+/** `GET /api/v1${path}` as the visitor (their cookie and language); throws only when the API cannot be reached. */
+export async function fetchApiForPage(astro: AstroGlobal, path: string, accept: string): Promise<Response> {
+  const headers: Record<string, string> = { accept };
   for (const name of FORWARDED_HEADERS) {
     const value = astro.request.headers.get(name);
-    if (value) headers.set(name, value);
+    if (value) headers[name] = value;
   }
+  const { fetchApi } = astro.locals;
+  if (fetchApi) return fetchApi(`/api/v1${path}`, { headers });
+  return fetch(`${astro.url.origin}/api/v1${path}`, { headers, redirect: 'manual' });
+}
+
+export async function readApiForPage<T>(astro: AstroGlobal, path: string): Promise<PageApiResult<T>> {
   let response: Response;
   try {
-    response = await fetch(`${origin}/api/v1${path}`, { headers, redirect: 'manual' });
+    response = await fetchApiForPage(astro, path, 'application/json');
   } catch {
     return { ok: false, status: 0, error: null };
   }

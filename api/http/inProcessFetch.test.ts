@@ -1,0 +1,92 @@
+/**
+ * The reads a page render sends into its own process (inProcessFetch.ts): they get what the
+ * same request over HTTP gets — status, body, error code, cookies — and a render checks the
+ * session cookie once for all its reads, while requests from outside and other renders each
+ * check their own.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createApp } from '../app.ts';
+import { Session } from '../models/index.ts';
+import { completeSetup } from '../testing/fixtures.ts';
+import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
+import { createInProcessFetch } from './inProcessFetch.ts';
+
+let instance: TestInstance;
+let reads: ReturnType<typeof createInProcessFetch>;
+let cookie: string;
+
+before(async () => {
+  instance = await startTestInstance();
+  const admin = await completeSetup(instance);
+  cookie = `dt_session=${admin.sessionCookie}`;
+  reads = createInProcessFetch(await createApp(instance.services, { site: false }));
+});
+after(async () => instance?.close());
+
+/** How many times sessions are looked up while `run` runs (a hook on the real model, removed afterwards). */
+async function countSessionLookups(run: () => Promise<unknown>): Promise<number> {
+  let lookups = 0;
+  Session.addHook('afterFind', 'countLookups', () => void (lookups += 1));
+  try {
+    await run();
+  } finally {
+    Session.removeHook('afterFind', 'countLookups');
+  }
+  return lookups;
+}
+
+describe('reads of a page render, in process', () => {
+  test('answer as the same request over HTTP does: body, status, error code, content type', async () => {
+    const fetchApi = reads.forRender();
+    for (const path of ['/api/v1/auth/session', '/api/v1/ponds', '/api/v1/setup']) {
+      const inside = await fetchApi(path, { headers: { cookie, accept: 'application/json' } });
+      const outside = await fetch(`${instance.baseUrl}${path}`, { headers: { cookie, accept: 'application/json' } });
+      assert.equal(inside.status, outside.status, path);
+      assert.equal(inside.headers.get('content-type'), outside.headers.get('content-type'), path);
+      assert.deepEqual(await inside.json(), await outside.json(), path);
+    }
+    const session = (await (await fetchApi('/api/v1/auth/session', { headers: { cookie } })).json()) as { user: { username: string } | null };
+    assert.equal(session.user?.username, 'admin');
+    const missing = await fetchApi('/api/v1/ponds/00000000-0000-4000-8000-000000000000', { headers: { cookie } });
+    assert.equal(missing.status, 404);
+    assert.equal(((await missing.json()) as { error: { code: string } }).error.code, 'not_found');
+    const anonymous = await reads.forRender()('/api/v1/ponds', { headers: { accept: 'application/json' } });
+    assert.equal(anonymous.status, 401);
+  });
+
+  test('a render checks the session once for all its reads; each other render and each request from outside checks its own', async () => {
+    const fetchApi = reads.forRender();
+    const paths = ['/api/v1/auth/session', '/api/v1/ponds', '/api/v1/auth/session', '/api/v1/ponds'];
+    const oneRender = await countSessionLookups(async () => {
+      const answers = await Promise.all(paths.map((path) => fetchApi(path, { headers: { cookie } })));
+      assert.deepEqual(answers.map((answer) => answer.status), [200, 200, 200, 200]);
+      // And later reads of the same render too.
+      assert.equal((await fetchApi('/api/v1/ponds', { headers: { cookie } })).status, 200);
+    });
+    assert.equal(oneRender, 1);
+    const twoRenders = await countSessionLookups(async () => {
+      await reads.forRender()('/api/v1/ponds', { headers: { cookie } });
+      await reads.forRender()('/api/v1/ponds', { headers: { cookie } });
+    });
+    assert.equal(twoRenders, 2);
+    const outside = await countSessionLookups(() => Promise.all(paths.map((path) => fetch(`${instance.baseUrl}${path}`, { headers: { cookie } }))));
+    assert.equal(outside, paths.length);
+  });
+
+  test('a session refreshed during a render is renewed by its first read only; an ended one is refused by the next render', async () => {
+    const [id] = cookie.slice('dt_session='.length).split('.');
+    // Less than half its lifetime left: the next check renews it.
+    await Session.update({ expiresAt: new Date(Date.now() + 86_400_000) }, { where: { id } });
+    const fetchApi = reads.forRender();
+    const answers = await Promise.all(['/api/v1/ponds', '/api/v1/auth/session', '/api/v1/ponds'].map((path) => fetchApi(path, { headers: { cookie } })));
+    const renewed = answers.flatMap((answer) => answer.headers.getSetCookie()).filter((header) => header.startsWith('dt_session='));
+    assert.equal(renewed.length, 1, 'one Set-Cookie renews the session');
+    assert.ok((await Session.findByPk(id))!.expiresAt.getTime() > Date.now() + 2 * 86_400_000);
+
+    await Session.destroy({ where: { id } });
+    const afterEnd = await reads.forRender()('/api/v1/auth/session', { headers: { cookie } });
+    assert.equal(((await afterEnd.json()) as { user: unknown }).user, null);
+    assert.match(afterEnd.headers.getSetCookie().join('\n'), /dt_session=;/, 'the ended session’s cookie is cleared');
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * A `fetch` into this very process. Astro pages read `/api/v1` with the visitor's cookie so the
+ * API applies exactly the rules it applies to the browser. Over a loopback socket each read cost
+ * a fetch client, kernel socket writes and reads and event-loop turns, nine reads for a page
+ * screen, all on the one thread that also renders (bench:editor (a): a member's first byte).
+ *
+ * Here each read is a real HTTP/1.1 exchange over an in-memory stream pair (`duplexPair`): the
+ * server end is handed to a private `http.Server` that never listens and whose listener is the
+ * Express app, the client end to `http.request`. Same parser, middleware, routes and policies
+ * as a browser's request; only the kernel and the fetch client are skipped.
+ */
+import { request, Server, type IncomingMessage, type RequestListener } from 'node:http';
+import { duplexPair, type Duplex } from 'node:stream';
+
+/** What pages call instead of `fetch(origin + path)`: a GET with the headers as given. */
+export type InProcessFetch = (path: string, init?: { headers?: Record<string, string> }) => Promise<Response>;
+
+/**
+ * The reads of one page render. They ask at one moment on behalf of one visitor, so what the
+ * API works out about the caller once holds for all of them: the session cookie is checked
+ * once per render, not once per read (authenticateRequest.ts).
+ */
+export interface RenderReads {
+  /** Session checks by cookie token, the first one's promise shared by the render's other reads. */
+  readonly sessionChecks: Map<string, Promise<unknown>>;
+}
+
+/** The render a connection belongs to; only this module's own stream ends are keys, so no socket from outside has one. */
+const rendersByConnection = new WeakMap<object, RenderReads>();
+
+/** The page render this request was sent for, or null for every request from outside. */
+export function renderReadsOf(connection: object | null | undefined): RenderReads | null {
+  return connection ? (rendersByConnection.get(connection) ?? null) : null;
+}
+
+/** Statuses whose response has no body (a `Response` refuses one). */
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+/** The address the API sees for these reads: this host, as it saw for the loopback requests before. */
+const LOOPBACK = '127.0.0.1';
+
+/** Per page render: `forRender()` gives that render's fetch. */
+export function createInProcessFetch(handler: RequestListener): { forRender: () => InProcessFetch } {
+  const server = new Server(handler);
+  return { forRender: () => fetchForRender(server, { sessionChecks: new Map() }) };
+}
+
+function fetchForRender(server: Server, render: RenderReads): InProcessFetch {
+  return (path, init = {}) =>
+    new Promise<Response>((resolve, reject) => {
+      const [clientEnd, serverEnd] = duplexPair();
+      // Express reads the peer's address (req.ip: logging, rate limits); a socket would have one.
+      Object.defineProperties(serverEnd, { remoteAddress: { value: LOOPBACK }, remotePort: { value: 0 }, localAddress: { value: LOOPBACK } });
+      rendersByConnection.set(serverEnd, render);
+      server.emit('connection', serverEnd);
+      const outgoing = request({
+        path,
+        method: 'GET',
+        headers: { host: 'localhost', ...init.headers, connection: 'close' },
+        createConnection: () => clientEnd as Duplex & import('node:net').Socket,
+      });
+      outgoing.on('error', reject);
+      outgoing.on('response', (incoming: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('error', reject);
+        incoming.on('end', () => {
+          clientEnd.destroy();
+          const status = incoming.statusCode ?? 502;
+          resolve(new Response(NULL_BODY_STATUSES.has(status) ? null : Buffer.concat(chunks), { status, headers: headersOf(incoming) }));
+        });
+      });
+      outgoing.end();
+    });
+}
+
+function headersOf(incoming: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (let index = 0; index < incoming.rawHeaders.length; index += 2) headers.append(incoming.rawHeaders[index]!, incoming.rawHeaders[index + 1]!);
+  return headers;
+}

@@ -1,0 +1,16 @@
+/**
+ * Every HTML page Astro renders passes here on its way out: Astro's island scripts are moved
+ * to the end of the body (server/islandScriptsLast.ts), so the page's text is parsed and
+ * painted in one go. Pages are rendered whole (streaming is off in astro.config.mjs), so this
+ * holds the same bytes once more, briefly.
+ */
+import { defineMiddleware } from 'astro:middleware';
+import { moveIslandScriptsLast } from './server/islandScriptsLast.ts';
+
+export const onRequest = defineMiddleware(async (_context, next) => {
+  const response = await next();
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/html') || response.body === null) return response;
+  const html = await response.text();
+  const moved = moveIslandScriptsLast(html, response.headers.get('content-security-policy'));
+  return new Response(moved, { status: response.status, statusText: response.statusText, headers: response.headers });
+});
