@@ -53,6 +53,9 @@ describe('reads of a page render, in process', () => {
     assert.equal(((await missing.json()) as { error: { code: string } }).error.code, 'not_found');
     const anonymous = await reads.forRender()('/api/v1/ponds', { headers: { accept: 'application/json' } });
     assert.equal(anonymous.status, 401);
+    // The page request's id goes with its reads (their log lines name it).
+    const named = await reads.forRender('page-request-1234')('/api/v1/setup', { headers: {} });
+    assert.equal(named.headers.get('x-request-id'), 'page-request-1234');
   });
 
   test('a render checks the session once for all its reads; each other render and each request from outside checks its own', async () => {

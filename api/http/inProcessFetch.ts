@@ -39,13 +39,16 @@ const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 /** The address the API sees for these reads: this host, as it saw for the loopback requests before. */
 const LOOPBACK = '127.0.0.1';
 
-/** Per page render: `forRender()` gives that render's fetch. */
-export function createInProcessFetch(handler: RequestListener): { forRender: () => InProcessFetch } {
+/**
+ * Per page render: `forRender(requestId)` gives that render's fetch. Its reads carry the page
+ * request's id (`X-Request-Id`), so their log lines name the page request they were made for.
+ */
+export function createInProcessFetch(handler: RequestListener): { forRender: (requestId?: string) => InProcessFetch } {
   const server = new Server(handler);
-  return { forRender: () => fetchForRender(server, { sessionChecks: new Map() }) };
+  return { forRender: (requestId) => fetchForRender(server, { sessionChecks: new Map() }, requestId) };
 }
 
-function fetchForRender(server: Server, render: RenderReads): InProcessFetch {
+function fetchForRender(server: Server, render: RenderReads, requestId: string | undefined): InProcessFetch {
   return (path, init = {}) =>
     new Promise<Response>((resolve, reject) => {
       const [clientEnd, serverEnd] = duplexPair();
@@ -56,7 +59,7 @@ function fetchForRender(server: Server, render: RenderReads): InProcessFetch {
       const outgoing = request({
         path,
         method: 'GET',
-        headers: { host: 'localhost', ...init.headers, connection: 'close' },
+        headers: { host: 'localhost', ...init.headers, ...(requestId ? { 'x-request-id': requestId } : {}), connection: 'close' },
         createConnection: () => clientEnd as Duplex & import('node:net').Socket,
       });
       outgoing.on('error', reject);

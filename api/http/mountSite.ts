@@ -71,7 +71,7 @@ export async function mountSite(app: Express, options: MountSiteOptions): Promis
         return;
       }
       // No `next`: paths without a page render the site's own 404 page.
-      await handler(req, res, undefined, { apiOrigin: loopbackOrigin(req), fetchApi: inProcess.forRender() });
+      await handler(req, res, undefined, { apiOrigin: loopbackOrigin(req), fetchApi: inProcess.forRender(req.id) });
     } catch (error) {
       next(error);
     }
