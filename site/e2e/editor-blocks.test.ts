@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { BrowserContext, Page } from 'playwright-core';
 import { createVerifiedUser } from '../../api/testing/fixtures.ts';
 import { waitFor } from '../../api/testing/polling.ts';
 import { openSession, SCREEN_SHAPES } from './browserSession.ts';
@@ -34,6 +35,17 @@ const MARKDOWN = [
   '',
 ].join('\n');
 
+/** Keeps every policy violation of the context's pages, from their first script on. */
+async function recordPolicyViolations(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { __violations: string[] }).__violations = seen;
+    document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.sample}`));
+  });
+}
+
+const policyViolations = (tab: Page) => tab.evaluate(() => (window as unknown as { __violations: string[] }).__violations);
+
 describe('editor: tables, plugin blocks and sections', () => {
   test('the page arrives text first: no script before the body, and every island still hydrates', { timeout: 60_000 }, async () => {
     const { client } = await createVerifiedUser(instance, { locale: 'en' });
@@ -49,16 +61,12 @@ describe('editor: tables, plugin blocks and sections', () => {
     assert.ok(html.includes('<astro-island'), 'the page has islands');
     const session = await openSession(browser, SCREEN_SHAPES[0]!, 'editor-text-first');
     await session.context.addCookies([{ name: 'dt_session', value: client.sessionCookie!, url: instance.baseUrl }]);
-    await session.context.addInitScript(() => {
-      const seen: string[] = [];
-      (window as unknown as { __violations: string[] }).__violations = seen;
-      document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.sample}`));
-    });
+    await recordPolicyViolations(session.context);
     try {
       await session.visit(url);
       await session.page.waitForFunction(() => document.querySelectorAll('astro-island').length > 0 && document.querySelectorAll('astro-island[ssr]').length === 0);
       await session.page.locator('.page-editor[data-phase="live"] .page-editor-content[contenteditable="true"]').waitFor();
-      assert.deepEqual(await session.page.evaluate(() => (window as unknown as { __violations: string[] }).__violations), []);
+      assert.deepEqual(await policyViolations(session.page), []);
     } finally {
       await session.context.close();
     }
@@ -73,12 +81,7 @@ describe('editor: tables, plugin blocks and sections', () => {
       const page = created.body as { id: string; slug: string };
       const session = await openSession(browser, shape, 'editor-blocks');
       await session.context.addCookies([{ name: 'dt_session', value: client.sessionCookie!, url: instance.baseUrl }]);
-      // Every policy violation of the page, from its first script on.
-      await session.context.addInitScript(() => {
-        const seen: string[] = [];
-        (window as unknown as { __violations: string[] }).__violations = seen;
-        document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.sample}`));
-      });
+      await recordPolicyViolations(session.context);
       try {
         const { page: tab, t } = session;
         await session.visit(`${instance.baseUrl}/${pond.slug}/${page.slug}`);
@@ -112,7 +115,7 @@ describe('editor: tables, plugin blocks and sections', () => {
           'the text typed in the section to be stored',
         );
 
-        assert.deepEqual(await tab.evaluate(() => (window as unknown as { __violations: string[] }).__violations), []);
+        assert.deepEqual(await policyViolations(tab), []);
         await session.check('blocks');
         assert.deepEqual(session.problems, []);
       } finally {
