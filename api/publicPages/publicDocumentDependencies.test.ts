@@ -9,6 +9,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { markdownToDocument } from '../../content-pipeline/index.ts';
 import { saveDerivedData } from '../documents/derivedData.ts';
 import { completeSetup } from '../testing/fixtures.ts';
+import { waitFor } from '../testing/polling.ts';
 import type { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 import { runQueuedRegeneration } from './publicDocumentJob.ts';
@@ -22,6 +23,15 @@ const ids: Record<string, string> = {};
 async function get(path: string) {
   const response = await fetch(new URL(path, instance.baseUrl));
   return { status: response.status, text: await response.text(), etag: response.headers.get('etag') };
+}
+
+/**
+ * Waits until the public layer serves `path` as `expected` says. A regeneration run in this
+ * process reaches the server's document cache through Postgres (NOTIFY on the documents
+ * channel), so the bytes served follow the stored ones a moment after it returns.
+ */
+async function servedEventually(path: string, expected: (text: string) => boolean): Promise<void> {
+  await waitFor(async () => expected((await get(path)).text), 5_000, `${path} to be served as expected`);
 }
 
 /** Stored documents by path: ETag and generation time. */
@@ -78,7 +88,7 @@ describe('regeneration follows the dependency index', () => {
     await save('gamma', 'Grandchild text, revised.');
     await regenerate();
     assert.deepEqual(changedPaths(before, await snapshot()), ['/deps/epsilon', '/deps/gamma']);
-    assert.match((await get('/deps/epsilon')).text, /Grandchild text, revised\./);
+    await servedEventually('/deps/epsilon', (text) => /Grandchild text, revised\./.test(text));
   });
 
   test('a title change rewrites the parent (children), descendants (breadcrumbs), backlinked targets and the index', async () => {
@@ -86,7 +96,7 @@ describe('regeneration follows the dependency index', () => {
     assert.equal((await admin.patch(`/pages/${ids.beta}`, { title: 'Beta renamed' })).status, 200);
     await regenerate();
     assert.deepEqual(changedPaths(before, await snapshot()), ['/deps', '/deps/alpha', '/deps/beta', '/deps/gamma']);
-    assert.match((await get('/deps/gamma')).text, /Beta renamed/);
+    await servedEventually('/deps/gamma', (text) => text.includes('Beta renamed'));
   });
 
   test('a new link gives its target a backlink; removing it takes the backlink away', async () => {
@@ -94,12 +104,12 @@ describe('regeneration follows the dependency index', () => {
     await save('zeta', 'Now pointing at [[alpha]].');
     await regenerate();
     assert.deepEqual(changedPaths(before, await snapshot()), ['/deps/alpha', '/deps/zeta']);
-    assert.match((await get('/deps/alpha')).text, /Zeta/);
+    await servedEventually('/deps/alpha', (text) => text.includes('Zeta'));
     before = await snapshot();
     await save('zeta', 'Unrelated again.');
     await regenerate();
     assert.deepEqual(changedPaths(before, await snapshot()), ['/deps/alpha', '/deps/zeta']);
-    assert.ok(!(await get('/deps/alpha')).text.includes('>Zeta<'));
+    await servedEventually('/deps/alpha', (text) => !text.includes('>Zeta<'));
   });
 
   test('a page appearing under a transcluded slug fills the transclusion', async () => {
@@ -107,7 +117,7 @@ describe('regeneration follows the dependency index', () => {
     ids.later = await createPage(admin, pond.id, { title: 'Later', slug: 'later', markdown: 'Arrived text.' });
     await regenerate();
     assert.deepEqual(changedPaths(before, await snapshot()), ['/deps', '/deps/eta', '/deps/later']);
-    assert.match((await get('/deps/eta')).text, /Arrived text\./);
+    await servedEventually('/deps/eta', (text) => text.includes('Arrived text.'));
   });
 
   test('a move rewrites the old parent, the new parent and the moved subtree', async () => {
@@ -139,7 +149,7 @@ describe('regeneration follows the dependency index', () => {
     assert.equal((await admin.request('DELETE', `/ponds/${pond.id}/grants/${deny}`)).status, 204);
     // Gaining access is not urgent: the worker brings the transclusion back.
     await regenerate();
-    assert.match((await get('/deps/eta')).text, /Arrived text\./);
+    await servedEventually('/deps/eta', (text) => text.includes('Arrived text.'));
   });
 });
 
