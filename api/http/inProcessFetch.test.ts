@@ -77,6 +77,13 @@ describe('reads of a page render, in process', () => {
     assert.equal(outside, paths.length);
   });
 
+  test('a read that does not answer in time fails instead of holding the page', async () => {
+    const hanging = createInProcessFetch(() => undefined, { timeoutMs: 100 }).forRender();
+    const started = Date.now();
+    await assert.rejects(hanging('/api/v1/setup'), /took over 100 ms/);
+    assert.ok(Date.now() - started < 5_000);
+  });
+
   test('a session refreshed during a render is renewed by its first read only; an ended one is refused by the next render', async () => {
     const [id] = cookie.slice('dt_session='.length).split('.');
     // Less than half its lifetime left: the next check renews it.

@@ -40,15 +40,23 @@ const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 const LOOPBACK = '127.0.0.1';
 
 /**
+ * A read that has not answered by then fails, and the page shows what it shows when the API
+ * cannot be read, instead of the visitor waiting as long as the route hangs. There is no
+ * listening server whose own timeouts would end it.
+ */
+const READ_TIMEOUT_MS = 30_000;
+
+/**
  * Per page render: `forRender(requestId)` gives that render's fetch. Its reads carry the page
  * request's id (`X-Request-Id`), so their log lines name the page request they were made for.
  */
-export function createInProcessFetch(handler: RequestListener): { forRender: (requestId?: string) => InProcessFetch } {
+export function createInProcessFetch(handler: RequestListener, options: { timeoutMs?: number } = {}): { forRender: (requestId?: string) => InProcessFetch } {
   const server = new Server(handler);
-  return { forRender: (requestId) => fetchForRender(server, { sessionChecks: new Map() }, requestId) };
+  const timeoutMs = options.timeoutMs ?? READ_TIMEOUT_MS;
+  return { forRender: (requestId) => fetchForRender(server, { sessionChecks: new Map() }, requestId, timeoutMs) };
 }
 
-function fetchForRender(server: Server, render: RenderReads, requestId: string | undefined): InProcessFetch {
+function fetchForRender(server: Server, render: RenderReads, requestId: string | undefined, timeoutMs: number): InProcessFetch {
   return (path, init = {}) =>
     new Promise<Response>((resolve, reject) => {
       const [clientEnd, serverEnd] = duplexPair();
@@ -62,12 +70,21 @@ function fetchForRender(server: Server, render: RenderReads, requestId: string |
         headers: { host: 'localhost', ...init.headers, ...(requestId ? { 'x-request-id': requestId } : {}), connection: 'close' },
         createConnection: () => clientEnd as Duplex & import('node:net').Socket,
       });
-      outgoing.on('error', reject);
+      const timer = setTimeout(() => {
+        outgoing.destroy(new Error(`in-process read of ${path} took over ${timeoutMs} ms`));
+        serverEnd.destroy();
+      }, timeoutMs);
+      const fail = (error: Error) => {
+        clearTimeout(timer);
+        reject(error);
+      };
+      outgoing.on('error', fail);
       outgoing.on('response', (incoming: IncomingMessage) => {
         const chunks: Buffer[] = [];
         incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-        incoming.on('error', reject);
+        incoming.on('error', fail);
         incoming.on('end', () => {
+          clearTimeout(timer);
           clientEnd.destroy();
           const status = incoming.statusCode ?? 502;
           resolve(new Response(NULL_BODY_STATUSES.has(status) ? null : Buffer.concat(chunks), { status, headers: headersOf(incoming) }));
