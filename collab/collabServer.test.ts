@@ -11,6 +11,7 @@ import { loadDocumentState } from '../api/documents/documentLog.ts';
 import { seedGrant, seedPage } from '../api/testing/accessFixtures.ts';
 import { assertError, MISSING_UUID } from '../api/testing/pondTestSetup.ts';
 import { collabToken, editorPool, paragraphText, useCollabCast, waitFor } from './testing/collabHarness.ts';
+import { destroyLeftoverDocuments } from './collabServer.ts';
 import { ProtocolClient, updateMessage } from './testing/protocolClient.ts';
 
 async function logText(cast: { instance: { services: { config: { databaseUrl?: string } } } }, pageId: string): Promise<string> {
@@ -332,5 +333,19 @@ describe('collaboration', () => {
       assert.equal(changed.status, 200, changed.text);
       await waitFor(() => editor.provider.authorizedScope === 'readonly', 5000, 'provider was not downgraded');
     });
+  });
+
+  test('closing the server destroys a document loaded for a connection that is gone (no awareness timer outlives it)', async () => {
+    const pond = await cast.seedTeamPond();
+    const page = await seedPage(pond.id, 'Loaded during authentication');
+    const { hocuspocus } = cast.collab;
+    // What an early load leaves when its connection closed mid-authentication: a document with no connection.
+    const document = await hocuspocus.createDocument(page.id, {} as never, 'gone-socket', { readOnly: false, isAuthenticated: false }, {});
+    assert.equal(document.getConnectionsCount(), 0);
+    assert.ok(hocuspocus.documents.has(page.id));
+    // What close() runs once the sockets are closed and the stores flushed.
+    await destroyLeftoverDocuments(hocuspocus);
+    assert.equal(hocuspocus.documents.has(page.id), false);
+    assert.equal(document.isDestroyed, true);
   });
 });

@@ -199,9 +199,29 @@ export async function startCollabServer(options: CollabServerOptions): Promise<C
       revalidation.stop();
       await Promise.all([accessChanges.stop(), channels.stop()]);
       await sessions.stop();
+      await destroyLeftoverDocuments(hocuspocus);
       await pool.end();
     },
   };
+}
+
+/**
+ * A page whose load began while a connection was still being authenticated (persistence.ts
+ * `prepare`) can finish loading after the sockets were closed, with no connection left to
+ * unload it; its awareness timer would then keep the process from exiting. Such loads are
+ * awaited, and every document held without a connection is destroyed: the log already holds
+ * every acknowledged edit.
+ */
+export async function destroyLeftoverDocuments(hocuspocus: Hocuspocus): Promise<void> {
+  for (let round = 0; round < 10 && (hocuspocus.loadingDocuments.size > 0 || hocuspocus.documents.size > 0); round++) {
+    await Promise.allSettled([...hocuspocus.loadingDocuments.values()]);
+    for (const [name, document] of hocuspocus.documents) {
+      if (document.getConnectionsCount() > 0) continue;
+      hocuspocus.documents.delete(name);
+      document.destroy();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /**
