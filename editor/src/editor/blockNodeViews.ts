@@ -14,6 +14,7 @@
  */
 import type { AnyExtension, Node } from '@tiptap/core';
 import type { Node as ProseMirrorNode } from '@tiptap/pm/model';
+import type { NodeView } from '@tiptap/pm/view';
 import { MEDIA_PATH_PREFIX, PluginBlock } from '../../../content-pipeline/browser.ts';
 import type { Translate } from '../i18n/translator.ts';
 
@@ -45,15 +46,7 @@ export function pluginBlockWithView(t: Translate) {
             box.append(label);
           }
         };
-        draw(node);
-        return {
-          dom: box,
-          update: (next) => {
-            if (next.type !== node.type) return false;
-            draw(next);
-            return true;
-          },
-        };
+        return redrawnView(node, box, draw);
       };
     },
   });
@@ -73,16 +66,21 @@ export function imageWithView(base: AnyExtension): AnyExtension {
           if (title) image.title = title;
           else image.removeAttribute('title');
         };
-        draw(node);
-        return {
-          dom: image,
-          update: (next) => {
-            if (next.type !== node.type) return false;
-            draw(next);
-            return true;
-          },
-        };
+        return redrawnView(node, image, draw);
       };
     },
   });
+}
+
+/** A node view whose element `draw` fills from the node, and again from each update of the same type. */
+function redrawnView(node: ProseMirrorNode, dom: HTMLElement, draw: (current: ProseMirrorNode) => void): NodeView {
+  draw(node);
+  return {
+    dom,
+    update: (next) => {
+      if (next.type !== node.type) return false;
+      draw(next);
+      return true;
+    },
+  };
 }
