@@ -187,6 +187,11 @@ describe('link graph and missing pages', () => {
       await page.getByLabel(t('graph.search')).fill('');
       await page.getByLabel(t('graph.search')).fill('Page 1999');
       await page.waitForTimeout(1_000);
+      // The camera has arrived once nothing was drawn for half a second (every drawing is a `graph render` measure).
+      await page.waitForFunction(() => {
+        const drawn = performance.getEntriesByName('graph render').at(-1);
+        return drawn === undefined || performance.now() - (drawn.startTime + drawn.duration) > 500;
+      }, undefined, { timeout: 20_000, polling: 100 });
       await page.mouse.click(x, y);
       await page.waitForURL(`${instance.baseUrl}/${pond.slug}/p-1999`);
       assert.deepEqual(problems, []);
