@@ -74,6 +74,23 @@ describe('collaborative documents', () => {
     assert.match(preview.body.markdown, /one|two/);
   });
 
+  test('the last participant leaving queues the compaction of the page\'s log, which waits a few seconds', async () => {
+    const pond = await cast.seedTeamPond();
+    const page = await seedPage(pond.id, 'Compacted later');
+    const jobKey = `page-log-compaction:${page.id}`;
+    const queued = () => rows<{ task: string; waits: boolean }>(cast, `SELECT task_identifier AS task, run_at > now() + interval '5 seconds' AS waits FROM graphile_worker.jobs WHERE key = :jobKey`, { jobKey });
+    const first = await openEditor(cast, cast.editor.client, page.id);
+    const second = await openEditor(cast, cast.owner.client, page.id);
+    first.type('a');
+    await first.allSynced();
+    first.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual(await queued(), [], 'a participant is still there');
+    second.destroy();
+    await waitFor(async () => (await queued()).length === 1, 5000, 'no compaction job queued');
+    assert.deepEqual(await queued(), [{ task: 'page-log-compaction', waits: true }]);
+  });
+
   test('a session without edits takes no version', async () => {
     const pond = await cast.seedTeamPond();
     const page = await seedPage(pond.id, 'Only read');

@@ -8,12 +8,12 @@ import { purgeExpiredTrash } from '../api/commands/pageTrashCommands.ts';
 import type { Logger } from '../api/logger.ts';
 import type { Mailer } from '../api/mail/mailer.ts';
 import { ACCOUNT_MAIL, accountMailTask } from './tasks/accountMailTask.ts';
-import { LOG_COMPACTION, logCompactionTask } from './tasks/logCompactionTask.ts';
+import { LOG_COMPACTION, logCompactionTask, PAGE_LOG_COMPACTION_JOB, pageLogCompactionTask } from './tasks/logCompactionTask.ts';
 import { PUBLIC_DOCUMENTS_JOB, publicDocumentsTask } from './tasks/publicDocumentsTask.ts';
 import { SEARCH_LEXICON_REFRESH, searchLexiconTask } from './tasks/searchLexiconTask.ts';
 import { VERSION_THINNING, versionThinningTask } from './tasks/versionThinningTask.ts';
 
-export { ACCOUNT_MAIL, LOG_COMPACTION, PUBLIC_DOCUMENTS_JOB, SEARCH_LEXICON_REFRESH, VERSION_THINNING };
+export { ACCOUNT_MAIL, LOG_COMPACTION, PAGE_LOG_COMPACTION_JOB, PUBLIC_DOCUMENTS_JOB, SEARCH_LEXICON_REFRESH, VERSION_THINNING };
 
 export interface TaskDependencies {
   /** Bound to the models (`initModels`): commands read settings through them. */
@@ -41,6 +41,8 @@ export function createTaskList(dependencies: TaskDependencies): TaskList {
     [VERSION_THINNING]: versionThinningTask(dependencies.sequelize),
     /** Merges the update log of idle pages with more than 500 rows into one row; hourly. */
     [LOG_COMPACTION]: logCompactionTask(),
+    /** Merges one page's update log into one row shortly after its last participant left (queued by the collaboration server). */
+    [PAGE_LOG_COMPACTION_JOB]: pageLogCompactionTask(),
     /** Makes the substring fallback's lexicon the lexemes of the live vectors again; daily. */
     [SEARCH_LEXICON_REFRESH]: searchLexiconTask(dependencies.sequelize),
     /** Mails a verification or password-reset link; enqueued by the account routes, retried on relay failure. */

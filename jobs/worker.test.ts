@@ -17,6 +17,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import * as Y from 'yjs';
 import { createSequelize } from '../api/db/database.ts';
 import { appendUpdates, transactionClient } from '../api/documents/documentLog.ts';
+import { queueCompactionAfterSession } from '../api/documents/logCompaction.ts';
 import { createLogger } from '../api/logger.ts';
 import { Mailer } from '../api/mail/mailer.ts';
 import { initModels, User, type Page } from '../api/models/index.ts';
@@ -26,7 +27,7 @@ import { freePort } from '../api/testing/freePort.ts';
 import { waitFor } from '../api/testing/polling.ts';
 import { createTestDatabase } from '../api/testing/testDatabase.ts';
 import { CRONTAB } from './crontab.ts';
-import { createTaskList, LOG_COMPACTION, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING } from './taskList.ts';
+import { createTaskList, LOG_COMPACTION, PAGE_LOG_COMPACTION_JOB, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING } from './taskList.ts';
 import { graphileLoggerFor, startWorker, type RunningWorker } from './worker.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -168,6 +169,33 @@ describe('worker', () => {
     const merged = new Y.Doc();
     Y.applyUpdate(merged, rows[0]!.update);
     assert.equal(merged.getText('typed').toString(), 'x'.repeat(501));
+  });
+
+  test('the job the collaboration server queues when a page\'s last participant left merges that page\'s log of 60 rows', async () => {
+    const owner = await User.create({ username: 'leaver', email: 'leaver@example.org', displayName: 'Leaver', locale: null, passwordHash: null, emailVerifiedAt: new Date() });
+    const pond = await seedSharedPond(owner.id);
+    const page = await seedPage(pond.id, 'Left');
+    const ydoc = new Y.Doc();
+    const updates: Uint8Array[] = [];
+    ydoc.on('update', (update: Uint8Array) => updates.push(update));
+    for (let i = 0; i < 60; i += 1) ydoc.getText('typed').insert(i, 'y');
+    await sequelize.transaction((transaction) => appendUpdates(transactionClient(transaction), updates.map((update) => ({ pageId: page.id, update }))));
+    // Queued as the collaboration server queues it, without its wait.
+    const jobId = await sequelize.transaction((transaction) => queueCompactionAfterSession(transactionClient(transaction), page.id, 0));
+    const outcome = await waitFor(() => (finished.has(jobId) ? { error: finished.get(jobId) } : undefined), JOB_PATIENCE_MS, `job ${jobId}`, { intervalMs: 50 });
+    assert.equal(outcome.error, null);
+    const rows = await sequelize.query<{ update: Buffer }>(`SELECT update FROM page_updates WHERE page_id = :pageId`, { replacements: { pageId: page.id }, type: QueryTypes.SELECT });
+    assert.equal(rows.length, 1);
+    const merged = new Y.Doc();
+    Y.applyUpdate(merged, rows[0]!.update);
+    assert.equal(merged.getText('typed').toString(), 'y'.repeat(60));
+  });
+
+  test('a page-log-compaction job without a page id ends without touching any log', async () => {
+    const job = await addJobAdhoc({ connectionString: database.url, logger: graphileLoggerFor(logger) }, PAGE_LOG_COMPACTION_JOB, { pageId: 'not-a-page' });
+    const jobId = String(job.id);
+    const outcome = await waitFor(() => (finished.has(jobId) ? { error: finished.get(jobId) } : undefined), JOB_PATIENCE_MS, `job ${jobId}`, { intervalMs: 50 });
+    assert.equal(outcome.error, null, 'no retry for a payload that will never be readable');
   });
 });
 

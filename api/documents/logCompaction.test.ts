@@ -2,7 +2,8 @@
  * The update-log compaction job (spec, Limits): a page with more than 500 log rows and no live
  * collaboration session gets one merged row holding the same document; a live session, a
  * short log or a stale session's leftovers decide as the spec says; and rows appended while a
- * compaction runs survive it. Logs are real Yjs updates of someone typing.
+ * compaction runs survive it. After a session, one page's log of more than 50 rows is merged
+ * the same way. Logs are real Yjs updates of someone typing.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -16,7 +17,7 @@ import { initModels, User, type Pond } from '../models/index.ts';
 import { seedPage, seedSharedPond } from '../testing/accessFixtures.ts';
 import { createTestDatabase } from '../testing/testDatabase.ts';
 import { appendUpdates, loadDocumentState, loadPageUpdates, type Queryable } from './documentLog.ts';
-import { COMPACTION_MIN_ROWS, compactIdleLogs, type WithClient } from './logCompaction.ts';
+import { COMPACTION_MIN_ROWS, compactIdleLogs, compactLogAfterSession, SESSION_END_COMPACTION_MIN_ROWS, type WithClient } from './logCompaction.ts';
 
 /** Someone typing into one paragraph, one character per update, as an editor would send them. */
 class Typist {
@@ -201,5 +202,34 @@ describe('update-log compaction', () => {
     await compactIdleLogs(withPool, { minRows: 10 });
     assert.equal(await logRowCount(pageId), 1);
     assert.equal(textOf((await loadDocumentState(pool, pageId)).state), `<paragraph>${typist.typed}</paragraph>`);
+  });
+
+  describe('after a session (the page-log-compaction job)', () => {
+    test('a page whose log has more than 50 rows and nobody editing it gets one row holding the same document', async () => {
+      assert.equal(SESSION_END_COMPACTION_MIN_ROWS, 50);
+      const { pageId, typist } = await pageWithLog(51);
+      const before = await loadPageUpdates(pool, pageId);
+      const compacted = await compactLogAfterSession(withPool, pageId);
+      assert.equal(compacted?.pageId, pageId);
+      assert.equal(compacted?.mergedRows, 51);
+      const after = await loadPageUpdates(pool, pageId);
+      assert.equal(after.length, 1);
+      assert.equal(after[0]!.id, before.at(-1)!.id);
+      assert.equal(textOf(after[0]!.update), `<paragraph>${typist.typed}</paragraph>`);
+      assert.deepEqual(Y.encodeStateVectorFromUpdate(after[0]!.update), Y.encodeStateVector(typist.ydoc));
+    });
+
+    test('a log of 50 rows or fewer is left as it is', async () => {
+      const { pageId } = await pageWithLog(50);
+      assert.equal(await compactLogAfterSession(withPool, pageId), null);
+      assert.equal(await logRowCount(pageId), 50);
+    });
+
+    test('a page someone opened again meanwhile (a live session) is left alone', async () => {
+      const { pageId } = await pageWithLog(300);
+      await session(pageId, 5);
+      assert.equal(await compactLogAfterSession(withPool, pageId), null);
+      assert.equal(await logRowCount(pageId), 300);
+    });
   });
 });

@@ -1,15 +1,32 @@
 /**
- * The hourly update-log compaction (spec, Limits): a page with more than 500 log rows and no
- * live collaboration session gets its log merged into one row (`compactPageLog`). Pages
- * being edited are left to a later run, so compaction never competes with the collaboration
- * server on a hot log; rows appended while a page is compacted survive anyway.
+ * Merging a page's update log into one row (`compactPageLog`), at two moments:
  *
- * One page at a time, each in its own transaction on one connection: a long run holds no
- * lock on more than the page at hand.
+ * - **hourly** (spec, Limits): every page with more than 500 log rows and no live collaboration
+ *   session;
+ * - **after a session** (the `page-log-compaction` job, queued by the collaboration server
+ *   when a page's last participant has left): that page, once its log holds more than 50 rows.
+ *   A page's next cold open then reads one row and applies one update instead of hundreds
+ *   (bench:collab (d): a 160 KB page with 300 rows applies in 2.5 ms, merged in 1 ms, and its
+ *   read is one row instead of 301). This is the "snapshot kept current": the log stays the
+ *   only store, so every durability guarantee of the log holds for it.
+ *
+ * Pages being edited are left alone, so compaction never competes with the collaboration
+ * server on a hot log; rows appended while a page is compacted survive anyway. One page at a
+ * time, each in its own transaction on one connection: a long run holds no lock on more than
+ * the page at hand.
  */
 import { compactPageLog, type Queryable } from './documentLog.ts';
 
 export const COMPACTION_MIN_ROWS = 500;
+/** After a session, a shorter log is left as it is: its rows cost a cold open little, rewriting the page costs a write of its whole state. */
+export const SESSION_END_COMPACTION_MIN_ROWS = 50;
+/** The job the collaboration server queues when a page's last participant has left (jobs/tasks/logCompactionTask.ts). */
+export const PAGE_LOG_COMPACTION_JOB = 'page-log-compaction';
+/**
+ * The job waits this long: someone who closes a page and opens it again at once finds their
+ * session live and the job skips the page; every leave within the wait is one job (its key).
+ */
+export const SESSION_END_COMPACTION_DELAY_SECONDS = 10;
 /** A session is live while its heartbeat (every 30 s) is younger than this. */
 export const LIVE_SESSION_SECONDS = 90;
 
@@ -58,4 +75,30 @@ export async function compactIdleLogs(withClient: WithClient, options: { minRows
     if (result && result.mergedRows > 0) compacted.push({ pageId, ...result });
   }
   return compacted;
+}
+
+/**
+ * The `page-log-compaction` job: compacts `pageId`'s log if nobody edits the page (again) and
+ * its log holds more than `minRows` rows; null when it left the log as it was.
+ */
+export async function compactLogAfterSession(withClient: WithClient, pageId: string, minRows = SESSION_END_COMPACTION_MIN_ROWS): Promise<CompactedLog | null> {
+  return withClient(async (client) => {
+    if (!(await stillIdle(client, pageId))) return null;
+    const { rows } = await client.query<{ count: number }>(`SELECT count(*)::int AS count FROM page_updates WHERE page_id = $1`, [pageId]);
+    if ((rows[0]?.count ?? 0) <= minRows) return null;
+    const result = await compactPageLog(client, pageId);
+    return result.mergedRows > 0 ? { pageId, ...result } : null;
+  });
+}
+
+/**
+ * Queues the `page-log-compaction` job for a page whose last participant has left; returns the
+ * job's id. One pending job per page (its job key): a later leave moves it to wait from then on.
+ */
+export async function queueCompactionAfterSession(db: Queryable, pageId: string, delaySeconds = SESSION_END_COMPACTION_DELAY_SECONDS): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id::text FROM graphile_worker.add_job($1, json_build_object('pageId', $2::text), job_key := $1 || ':' || $2, run_at := now() + make_interval(secs => $3), max_attempts := 3)`,
+    [PAGE_LOG_COMPACTION_JOB, pageId, delaySeconds],
+  );
+  return rows[0]!.id;
 }

@@ -28,6 +28,7 @@ import type {
 import type pg from 'pg';
 import * as Y from 'yjs';
 import { loadPageUpdates } from '../../api/documents/documentLog.ts';
+import { queueCompactionAfterSession } from '../../api/documents/logCompaction.ts';
 import type { Logger } from '../../api/logger.ts';
 import type { ConnectionContext } from '../connectionContext.ts';
 import type { DocumentLoader } from '../documentLoading.ts';
@@ -157,6 +158,10 @@ export class CollabPersistence implements Extension {
   async afterUnloadDocument({ documentName }: afterUnloadDocumentPayload): Promise<void> {
     const state = this.documents.get(documentName);
     if (state && !state.loading) this.documents.delete(documentName);
+    // Its last participant has left: the worker merges a long log shortly, so the next cold open reads one row (logCompaction.ts).
+    await queueCompactionAfterSession(this.configuration.pool, documentName).catch((error) =>
+      this.configuration.logger.warn({ err: (error as Error).message, pageId: documentName }, 'could not queue the update-log compaction'),
+    );
   }
 
   /**

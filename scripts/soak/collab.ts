@@ -15,15 +15,19 @@
  *
  * Meanwhile the log's table is locked against writes now and then (reads go on), so writes
  * and with them acks stall, as with a slow disk: the window between applying an update and
- * committing it becomes wide enough for kills and reconnects to fall into.
+ * committing it becomes wide enough for kills and reconnects to fall into. And a random page's
+ * log is compacted now and then (what the worker does after a page's last participant left,
+ * api/documents/logCompaction.ts), here also while the page is open: the job's idle check and
+ * someone opening the page again can race, and no acknowledged edit may be lost to that.
  *
- * Environment: SOAK_SESSIONS (200), SOAK_CONCURRENCY (12), SOAK_SEED (1), SOAK_STALLS (1; 0 = none).
+ * Environment: SOAK_SESSIONS (200), SOAK_CONCURRENCY (12), SOAK_SEED (1), SOAK_STALLS (1; 0 = none),
+ * SOAK_COMPACTIONS (1; 0 = none).
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import * as Y from 'yjs';
 import { signCollabToken } from '../../api/collab/collabToken.ts';
-import { loadDocumentState } from '../../api/documents/documentLog.ts';
+import { compactPageLog, loadDocumentState } from '../../api/documents/documentLog.ts';
 import { freePort } from '../../api/testing/freePort.ts';
 import { spawnCollabProcess, type CollabProcess } from '../../collab/testing/collabProcess.ts';
 import { openCollabDatabase, seedCollabPond } from '../bench/collabDatabase.ts';
@@ -43,6 +47,8 @@ const KILL_EVERY_MS = [700, 3000] as const;
 const STALL_EVERY_MS = [500, 2500] as const;
 const STALL_FOR_MS = [50, 800] as const;
 const STALLS = process.env.SOAK_STALLS !== '0';
+const COMPACT_EVERY_MS = [300, 1500] as const;
+const COMPACTIONS = process.env.SOAK_COMPACTIONS !== '0';
 const PATIENCE_MS = 90_000;
 
 const random = seededRandom(Number(process.env.SOAK_SEED ?? 1));
@@ -170,6 +176,22 @@ try {
     }
   })();
 
+  // The compactor: merges a random page's log, whether or not someone has it open.
+  let compactions = 0;
+  const compactor = (async () => {
+    if (!COMPACTIONS) return;
+    while (sessionsRunning) {
+      await sleep(between(...COMPACT_EVERY_MS));
+      const pageId = pond.pageIds[between(0, pond.pageIds.length)]!;
+      const client = await pool.connect();
+      try {
+        if ((await compactPageLog(client, pageId)).mergedRows > 0) compactions += 1;
+      } finally {
+        client.release();
+      }
+    }
+  })();
+
   let next = 0;
   const workers = Array.from({ length: CONCURRENCY }, async () => {
     while (next < sessions.length) {
@@ -180,7 +202,7 @@ try {
   });
   await Promise.all(workers);
   sessionsRunning = false;
-  await Promise.all([killer, staller]);
+  await Promise.all([killer, staller, compactor]);
 
   // Everyone comes back: each session's document is reconnected and must converge with the log.
   await checkDurability('after the last session');
@@ -222,7 +244,7 @@ try {
 
   const problems = sessions.filter((session) => session.problem);
   const seconds = (performance.now() - started) / 1000;
-  console.log(`soak:collab — ${SESSIONS} sessions (${CONCURRENCY} at a time) on ${PAGES} pages (${SEEDED_PAGES} seeded from Markdown), ${kills} SIGKILLs of the collab process, ${stalls} database write stalls, ${seconds.toFixed(0)} s`);
+  console.log(`soak:collab — ${SESSIONS} sessions (${CONCURRENCY} at a time) on ${PAGES} pages (${SEEDED_PAGES} seeded from Markdown), ${kills} SIGKILLs of the collab process, ${stalls} database write stalls, ${compactions} log compactions, ${seconds.toFixed(0)} s`);
   console.log(
     `  sessions: ${sessions.reduce((sum, session) => sum + session.keystrokes, 0).toLocaleString('en')} keystrokes, ${sessions.filter((session) => session.wentOffline).length} went offline for a while, ` +
       `${sessions.filter((session) => session.leftAbruptly).length} left without waiting for their acks, ${problems.length} could not finish`,
