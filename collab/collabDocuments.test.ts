@@ -74,7 +74,7 @@ describe('collaborative documents', () => {
     assert.match(preview.body.markdown, /one|two/);
   });
 
-  test('the last participant leaving queues the compaction of the page\'s log, which waits a few seconds', async () => {
+  test('the last participant leaving after edits queues the compaction of the page\'s log, which waits a few seconds; a page only read queues nothing', async () => {
     const pond = await cast.seedTeamPond();
     const page = await seedPage(pond.id, 'Compacted later');
     const jobKey = `page-log-compaction:${page.id}`;
@@ -89,6 +89,14 @@ describe('collaborative documents', () => {
     second.destroy();
     await waitFor(async () => (await queued()).length === 1, 5000, 'no compaction job queued');
     assert.deepEqual(await queued(), [{ task: 'page-log-compaction', waits: true }]);
+
+    // A page that was only read kept its log: nothing to merge.
+    const readOnly = await seedPage(pond.id, 'Only looked at');
+    const looker = await openEditor(cast, cast.editor.client, readOnly.id);
+    looker.destroy();
+    await waitFor(() => !cast.collab.runtime.documents.has(readOnly.id), 5000, 'the page was not unloaded');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual(await rows(cast, `SELECT key FROM graphile_worker.jobs WHERE key = :jobKey`, { jobKey: `page-log-compaction:${readOnly.id}` }), []);
   });
 
   test('a session without edits takes no version', async () => {

@@ -51,6 +51,8 @@ export interface LoadedDocument {
   loading: boolean;
   /** A `page_updates_appended` arrived while loading: read the log again afterwards. */
   appendedWhileLoading: boolean;
+  /** Someone's edits were written to the log since the load: the log grew, so it may be worth merging when everyone has left. */
+  edited: boolean;
 }
 
 export interface PersistenceConfiguration {
@@ -106,7 +108,7 @@ export class CollabPersistence implements Extension {
   }
 
   async onLoadDocument({ document, documentName, context }: onLoadDocumentPayload<ConnectionContext>): Promise<void> {
-    const state: LoadedDocument = { pageId: documentName, loadedLastId: 0, loading: true, appendedWhileLoading: false };
+    const state: LoadedDocument = { pageId: documentName, loadedLastId: 0, loading: true, appendedWhileLoading: false, edited: false };
     this.documents.set(documentName, state);
     const logRead = context.logRead;
     delete context.logRead;
@@ -124,6 +126,8 @@ export class CollabPersistence implements Extension {
       const connection = (origin as { source?: string; connection?: Connection } | null)?.connection;
       if ((origin as { source?: string } | null)?.source !== 'connection' || !connection) return;
       const write = this.configuration.writer.enqueue(pageId, update, (connection.context as ConnectionContext).userId);
+      const state = this.documents.get(pageId);
+      if (state) state.edited = true;
       holdAckUntil(connection, write);
     });
   }
@@ -158,7 +162,9 @@ export class CollabPersistence implements Extension {
   async afterUnloadDocument({ documentName }: afterUnloadDocumentPayload): Promise<void> {
     const state = this.documents.get(documentName);
     if (state && !state.loading) this.documents.delete(documentName);
-    // Its last participant has left: the worker merges a long log shortly, so the next cold open reads one row (logCompaction.ts).
+    // Its last participant has left after editing: the worker merges a long log shortly, so the
+    // next cold open reads one row (logCompaction.ts). A page that was only read kept its log.
+    if (!state?.edited) return;
     await queueCompactionAfterSession(this.configuration.pool, documentName).catch((error) =>
       this.configuration.logger.warn({ err: (error as Error).message, pageId: documentName }, 'could not queue the update-log compaction'),
     );
