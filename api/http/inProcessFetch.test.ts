@@ -2,12 +2,12 @@
  * The reads a page render sends into its own process (inProcessFetch.ts): they get what the
  * same request over HTTP gets — status, body, error code, cookies — and a render checks the
  * session cookie once for all its reads, while requests from outside and other renders each
- * check their own.
+ * check their own. The same goes for the row of the pond its reads are about.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createApp } from '../app.ts';
-import { Session } from '../models/index.ts';
+import { Pond, Session } from '../models/index.ts';
 import { completeSetup } from '../testing/fixtures.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 import { createInProcessFetch } from './inProcessFetch.ts';
@@ -75,6 +75,30 @@ describe('reads of a page render, in process', () => {
     assert.equal(twoRenders, 2);
     const outside = await countSessionLookups(() => Promise.all(paths.map((path) => fetch(`${instance.baseUrl}${path}`, { headers: { cookie } }))));
     assert.equal(outside, paths.length);
+  });
+
+  test('a render reads the row of the pond its reads name once; another render reads its own', async () => {
+    const created = await fetch(`${instance.baseUrl}/api/v1/ponds`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json', origin: instance.baseUrl },
+      body: JSON.stringify({ name: 'Shared row' }),
+    });
+    assert.equal(created.status, 201);
+    const pondId = ((await created.json()) as { id: string }).id;
+    let lookups = 0;
+    Pond.addHook('afterFind', 'countPondLookups', () => void (lookups += 1));
+    try {
+      const fetchApi = reads.forRender();
+      const paths = [`/api/v1/ponds/${pondId}`, `/api/v1/ponds/${pondId}/labels`, `/api/v1/ponds/${pondId}/pages`, `/api/v1/ponds/${pondId}/favorites`];
+      const answers = await Promise.all(paths.map((path) => fetchApi(path, { headers: { cookie } })));
+      assert.deepEqual(answers.map((answer) => answer.status), [200, 200, 200, 200]);
+      assert.equal(((await answers[0]!.json()) as { name: string }).name, 'Shared row');
+      assert.equal(lookups, 1, 'one lookup for the four reads of one render');
+      assert.equal((await reads.forRender()(`/api/v1/ponds/${pondId}`, { headers: { cookie } })).status, 200);
+      assert.equal(lookups, 2, 'another render looks the pond up again');
+    } finally {
+      Pond.removeHook('afterFind', 'countPondLookups');
+    }
   });
 
   test('a read that does not answer in time fails instead of holding the page', async () => {

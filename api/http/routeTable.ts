@@ -11,7 +11,7 @@
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import { authenticateRequest, type Actor, type Authenticator } from '../auth/authenticateRequest.ts';
-import type { Label, Page, Pond } from '../models/index.ts';
+import { Pond as PondModel, type Label, type Page, type Pond } from '../models/index.ts';
 import {
   accessSubjectOf,
   authorizeLabel,
@@ -26,6 +26,7 @@ import type { Locale } from '../i18n/locale.ts';
 import type { AppServices } from '../services.ts';
 import { ApiError, forbidden, unauthenticated } from './apiError.ts';
 import { assertSameOrigin } from './csrf.ts';
+import { renderReadsOf, type RenderReads } from './inProcessFetch.ts';
 import { resolveRequestLocale } from './requestLocale.ts';
 import { assertSetupComplete, assertSetupPending, isSetupAdmin } from '../setup/setupState.ts';
 import { assertJsonBody, parseWithSchema } from './validation.ts';
@@ -199,7 +200,7 @@ export function registerRoutes(router: Router, routes: AnyRoute[], services: App
       const actor = route.skipAuthentication ? null : await authenticateRequest(req, res, services, authenticator);
       if (authenticator.ambientCredentials) await assertSameOrigin(req, services, actor !== null);
       const subject = accessSubjectOf(actor);
-      const resource = await enforceAccessRule(route.access, actor, subject, req.params as Record<string, string>, services);
+      const resource = await enforceAccessRule(route.access, actor, subject, req.params as Record<string, string>, services, route.method === 'get' ? renderReadsOf(req.socket) : null);
       // After the rule, so a caller who cannot see the target gets 404 first; this is what makes `ActorFor` hold.
       if (!actor && ruleRequiresActor(route.access)) throw unauthenticated();
       await route.precondition?.();
@@ -233,6 +234,7 @@ async function enforceAccessRule(
   subject: AccessSubject,
   params: Record<string, string>,
   services: AppServices,
+  render: RenderReads | null,
 ): Promise<AuthorizedResource> {
   switch (rule.kind) {
     case 'public':
@@ -250,7 +252,7 @@ async function enforceAccessRule(
       if (!(await isSetupAdmin(actor.user.id))) throw forbidden();
       return {};
     case 'pond':
-      return authorizePond(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability);
+      return authorizePond(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability, render ? (id) => pondOfRender(render, id) : undefined);
     case 'page':
       return authorizePage(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability, { allowTrashed: rule.allowTrashed ?? false });
     case 'label':
@@ -258,4 +260,14 @@ async function enforceAccessRule(
     default:
       throw new ApiError('internal_error');
   }
+}
+
+/** A pond row read once per page render, shared by the render's reads (a GET changes no row). */
+function pondOfRender(render: RenderReads, id: string): Promise<Pond | null> {
+  let lookup = render.ponds.get(id) as Promise<Pond | null> | undefined;
+  if (!lookup) {
+    lookup = PondModel.findByPk(id);
+    render.ponds.set(id, lookup);
+  }
+  return lookup;
 }

@@ -66,13 +66,22 @@ function requireSessionFor(capability: PondCapability, subject: AccessSubject): 
   if ((capability === 'write' || capability === 'admin') && !subject.signedIn) throw unauthenticated();
 }
 
-/** The pond if the subject may act on it with `capability`; 404 when it cannot see it, 403 when it can. */
-export async function authorizePond(sequelize: Sequelize, subject: AccessSubject, pondId: string, capability: PondCapability): Promise<{ pond: Pond; access: SubjectAccess }> {
+/**
+ * The pond if the subject may act on it with `capability`; 404 when it cannot see it, 403 when
+ * it can. `loadPond` reads the row (a page render's reads share one, routeTable.ts).
+ */
+export async function authorizePond(
+  sequelize: Sequelize,
+  subject: AccessSubject,
+  pondId: string,
+  capability: PondCapability,
+  loadPond: (id: string) => Promise<Pond | null> = (id) => Pond.findByPk(id),
+): Promise<{ pond: Pond; access: SubjectAccess }> {
   requireSessionFor(capability, subject);
   const access = await subjectAccessTo(sequelize, subject, pondId);
   if (!access || !pondVisible(access)) throw notFound();
   if (!allowsOnPond(access, capability)) throw refusal(capability, subject);
-  const pond = await Pond.findByPk(pondId);
+  const pond = await loadPond(pondId);
   if (!pond) throw notFound();
   return { pond, access };
 }

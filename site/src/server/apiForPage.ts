@@ -6,6 +6,7 @@
  * session cookie is passed on.
  */
 import type { AstroGlobal } from 'astro';
+import type { ApiAnswer } from '../../../api/http/inProcessFetch.ts';
 import type { ApiErrorBody } from '../../../editor/src/api/apiViews.ts';
 
 export type PageApiResult<T> =
@@ -15,7 +16,7 @@ export type PageApiResult<T> =
 const FORWARDED_HEADERS = ['cookie', 'accept-language'] as const;
 
 /** `GET /api/v1${path}` as the visitor (their cookie and language); throws only when the API cannot be reached. */
-export async function fetchApiForPage(astro: AstroGlobal, path: string, accept: string): Promise<Response> {
+export async function fetchApiForPage(astro: AstroGlobal, path: string, accept: string): Promise<ApiAnswer> {
   const headers: Record<string, string> = { accept };
   for (const name of FORWARDED_HEADERS) {
     const value = astro.request.headers.get(name);
@@ -27,7 +28,7 @@ export async function fetchApiForPage(astro: AstroGlobal, path: string, accept: 
 }
 
 export async function readApiForPage<T>(astro: AstroGlobal, path: string): Promise<PageApiResult<T>> {
-  let response: Response;
+  let response: ApiAnswer;
   try {
     response = await fetchApiForPage(astro, path, 'application/json');
   } catch {
