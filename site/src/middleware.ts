@@ -10,7 +10,7 @@ import { moveIslandScriptsLast } from './server/islandScriptsLast.ts';
 export const onRequest = defineMiddleware(async (_context, next) => {
   const response = await next();
   if (!(response.headers.get('content-type') ?? '').startsWith('text/html') || response.body === null) return response;
-  const html = await response.text();
-  const moved = moveIslandScriptsLast(html, response.headers.get('content-security-policy'));
+  const page = new Uint8Array(await response.arrayBuffer());
+  const moved = moveIslandScriptsLast(page, response.headers.get('content-security-policy'));
   return new Response(moved, { status: response.status, statusText: response.statusText, headers: response.headers });
 });
