@@ -196,36 +196,47 @@ export function registerRoutes(router: Router, routes: AnyRoute[], services: App
       throw new Error(`Route ${route.method.toUpperCase()} ${route.path} has no valid access rule`);
     }
     router[route.method](route.path, async (req, res) => {
-      if (!route.setupExempt) await assertSetupComplete();
-      const actor = route.skipAuthentication ? null : await authenticateRequest(req, res, services, authenticator);
-      if (authenticator.ambientCredentials) await assertSameOrigin(req, services, actor !== null);
-      const subject = accessSubjectOf(actor);
-      const resource = await enforceAccessRule(route.access, actor, subject, req.params as Record<string, string>, services, route.method === 'get' ? renderReadsOf(req.socket) : null);
-      // After the rule, so a caller who cannot see the target gets 404 first; this is what makes `ActorFor` hold.
-      if (!actor && ruleRequiresActor(route.access)) throw unauthenticated();
-      await route.precondition?.();
-      const locale = () => resolveRequestLocale(req);
-      const params = await parseWithSchema(route.params, req.params, 'params', locale);
-      const query = await parseWithSchema(route.query, req.query, 'query', locale);
-      assertJsonBody(req, route.body !== undefined);
-      const body = await parseWithSchema(route.body, req.body, 'body', locale);
-      const result = await route.handler({
-        req,
-        res,
-        params,
-        query,
-        body,
-        actor,
-        subject,
-        resource,
-        services,
-        locale,
-      });
+      const result = await runRoute(route, { req, res, services, authenticator, params: req.params as Record<string, string>, query: req.query });
       if (res.headersSent) return;
       if (!result || result.body === undefined) res.status(result?.status ?? 204).end();
       else res.status(result.status ?? 200).json(result.body);
     });
   }
+}
+
+export interface RouteRun {
+  req: Request;
+  res: Response;
+  services: AppServices;
+  authenticator: Authenticator;
+  /** The path's parameters and the query: the request's own, or those of a route run inside it (see `runRoute`). */
+  params: Record<string, string>;
+  query: unknown;
+}
+
+/**
+ * One route for one request: setup gate → authenticate → CSRF check (cookie routers) → access
+ * rule → validation → handler. Answers the handler's result; throws what the steps throw (an
+ * ApiError for a refusal). Besides the router, the page screen's read (pageScreenRoutes.ts)
+ * runs GET routes here with parameters of its own: the same steps, the same caller
+ * (authentication is remembered per request).
+ */
+export async function runRoute(route: AnyRoute, run: RouteRun): Promise<RouteResult | void> {
+  const { req, res, services, authenticator } = run;
+  if (!route.setupExempt) await assertSetupComplete();
+  const actor = route.skipAuthentication ? null : await authenticateRequest(req, res, services, authenticator);
+  if (authenticator.ambientCredentials) await assertSameOrigin(req, services, actor !== null);
+  const subject = accessSubjectOf(actor);
+  const resource = await enforceAccessRule(route.access, actor, subject, run.params, services, route.method === 'get' ? renderReadsOf(req.socket) : null);
+  // After the rule, so a caller who cannot see the target gets 404 first; this is what makes `ActorFor` hold.
+  if (!actor && ruleRequiresActor(route.access)) throw unauthenticated();
+  await route.precondition?.();
+  const locale = () => resolveRequestLocale(req);
+  const params = await parseWithSchema(route.params, run.params, 'params', locale);
+  const query = await parseWithSchema(route.query, run.query, 'query', locale);
+  assertJsonBody(req, route.body !== undefined);
+  const body = await parseWithSchema(route.body, req.body, 'body', locale);
+  return route.handler({ req, res, params, query, body, actor, subject, resource, services, locale });
 }
 
 async function enforceAccessRule(

@@ -17,6 +17,7 @@ import { grantRoutes } from './grantRoutes.ts';
 import { labelRoutes } from './labelRoutes.ts';
 import { memberRoutes } from './memberRoutes.ts';
 import { pageRoutes } from './pageRoutes.ts';
+import { pageScreenRoutes } from './pageScreenRoutes.ts';
 import { pageTreeRoutes } from './pageTreeRoutes.ts';
 import { collabRoutes } from './collabRoutes.ts';
 import { pondRoutes } from './pondRoutes.ts';
@@ -26,6 +27,8 @@ import { userRoutes } from './userRoutes.ts';
 import { versionRoutes } from './versionRoutes.ts';
 
 export const internalApiRoutes: AnyRoute[] = [
+  // For page renders in this process only; first, so no pattern of another route takes its path.
+  ...pageScreenRoutes,
   ...healthRoutes,
   // Before any `/public/:pondSlug/:pageSlug` route, which would take `feed.xml` for a page slug.
   ...feedRoutes,

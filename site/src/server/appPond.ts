@@ -6,12 +6,12 @@
  * visitor's document is fetched from the hot path as a visitor would get it.
  */
 import type { AstroGlobal } from 'astro';
-import type { FavoriteView, LabelSummaryView, ListView, PageSummaryView, PondSummaryView, PondView, SidebarView } from '../../../editor/src/api/apiViews.ts';
+import type { FavoriteView, LabelSummaryView, ListView, PageDetailView, PageSummaryView, PondSummaryView, PondView, SetupStateView, SidebarView, UserView } from '../../../editor/src/api/apiViews.ts';
 import { OPEN_BRANCHES_COOKIE, openFromCookie } from '../../../editor/src/pages/openBranches.ts';
 import { SIDEBAR_COOKIE, sidebarChoiceFor } from '../../../editor/src/pages/sidebarChoice.ts';
 import { packSidebarPages } from '../../../editor/src/pages/sidebarPages.ts';
-import { readApiForPage } from './apiForPage.ts';
-import { loadPageContext, type PageContext } from './pageContext.ts';
+import { readApiForPage, type PageApiResult } from './apiForPage.ts';
+import { loadPageContext, pageContextFrom, type PageContext } from './pageContext.ts';
 
 /** The page list is read in pages of the API's maximum; a pond holds at most a few thousand. */
 const PAGE_LIST_LIMIT = 1000;
@@ -57,11 +57,23 @@ export async function loadAppPond(astro: AstroGlobal, pondSlug: string): Promise
     readApiForPage<ListView<LabelSummaryView>>(astro, `/ponds/${pond.id}/labels`),
     readApiForPage<ListView<FavoriteView>>(astro, `/ponds/${pond.id}/favorites?limit=${FAVORITES_SHOWN}`),
   ]);
+  return appPondFrom(astro, ponds.data.items, pond, pages, detail, labels, favorites);
+}
+
+function appPondFrom(
+  astro: AstroGlobal,
+  ponds: PondSummaryView[],
+  pond: PondSummaryView,
+  pages: PageSummaryView[] | null,
+  detail: PageApiResult<PondView>,
+  labels: PageApiResult<ListView<LabelSummaryView>>,
+  favorites: PageApiResult<ListView<FavoriteView>>,
+): AppPond | null {
   if (!pages) return null;
   const pondDefault = detail.ok ? detail.data.settings.sidebarView : 'tree';
   return {
     pond,
-    ponds: ponds.data.items,
+    ponds,
     pages,
     pagesData: packSidebarPages(pages),
     labels: labels.ok ? labels.data.items : [],
@@ -69,6 +81,40 @@ export async function loadAppPond(astro: AstroGlobal, pondSlug: string): Promise
     sidebarView: sidebarChoiceFor(astro.cookies.get(SIDEBAR_COOKIE)?.value ?? '', pond.id) ?? pondDefault,
     openBranches: openFromCookie(astro.cookies.get(OPEN_BRANCHES_COOKIE)?.value ?? '', pond.id, pages.map((page) => page.id)),
   };
+}
+
+/** What `GET /-/page-screen` answers (api/routes/pageScreenRoutes.ts): each part as its own route answers it. */
+interface PageScreenAnswer {
+  setup: PageApiResult<SetupStateView>;
+  session: PageApiResult<{ user: UserView | null }>;
+  ponds: PageApiResult<ListView<PondSummaryView>>;
+  pond: PageApiResult<PondView> | null;
+  pages: PageApiResult<ListView<PageSummaryView>> | null;
+  labels: PageApiResult<ListView<LabelSummaryView>> | null;
+  favorites: PageApiResult<ListView<FavoriteView>> | null;
+  page: PageApiResult<PageDetailView> | null;
+}
+
+/**
+ * The page screen's reads (`/:pondSlug/:pageSlug`): who asks, the pond as `loadPondScreen` has
+ * it, and the detail of the pond's page of that slug (null when it has none the caller may
+ * read). One read when the API runs in this process (`/-/page-screen`, which runs the same
+ * routes without an HTTP exchange each); otherwise, or when that read fails, the routes one by
+ * one.
+ */
+export async function loadPageScreen(astro: AstroGlobal, pondSlug: string, pageSlug: string): Promise<{ context: PageContext; app: AppPond | null; detail: PageApiResult<PageDetailView> | null }> {
+  const screen = astro.locals.fetchApi ? await readApiForPage<PageScreenAnswer>(astro, `/-/page-screen?${new URLSearchParams({ pond: pondSlug, page: pageSlug })}`) : null;
+  if (!screen?.ok) {
+    const { context, app } = await loadPondScreen(astro);
+    const summary = app?.pages.find((page) => page.slug.toLowerCase() === pageSlug.toLowerCase());
+    return { context, app, detail: summary ? await readApiForPage<PageDetailView>(astro, `/pages/${summary.id}`) : null };
+  }
+  const parts = screen.data;
+  const context = pageContextFrom(astro, parts.setup, parts.session);
+  const pond = parts.ponds.ok ? parts.ponds.data.items.find((candidate) => candidate.slug.toLowerCase() === pondSlug.toLowerCase()) : undefined;
+  if (!context.user || !parts.ponds.ok || !pond || !parts.pond || !parts.pages || !parts.labels || !parts.favorites) return { context, app: null, detail: null };
+  const app = appPondFrom(astro, parts.ponds.data.items, pond, parts.pages.ok ? parts.pages.data.items : null, parts.pond, parts.labels, parts.favorites);
+  return { context, app, detail: parts.page };
 }
 
 async function readAllPages(astro: AstroGlobal, pondId: string): Promise<PageSummaryView[] | null> {

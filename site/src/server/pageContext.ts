@@ -7,7 +7,7 @@ import type { AstroGlobal } from 'astro';
 import { resolveLocale, type Locale } from '../../../api/i18n/locale.ts';
 import type { SetupStateView, UserView } from '../../../editor/src/api/apiViews.ts';
 import { createTranslator, type Translate } from '../../../editor/src/i18n/translator.ts';
-import { readApiForPage } from './apiForPage.ts';
+import { readApiForPage, type PageApiResult } from './apiForPage.ts';
 
 export interface PageContext {
   locale: Locale;
@@ -22,12 +22,17 @@ export interface PageContext {
 const PRODUCT_NAME = 'Dorfteich';
 
 export async function loadPageContext(astro: AstroGlobal): Promise<PageContext> {
-  // Pages show personal data; no shared cache may keep them.
-  astro.response.headers.set('Cache-Control', 'private, no-store');
   const [setupResult, sessionResult] = await Promise.all([
     readApiForPage<SetupStateView>(astro, '/setup'),
     readApiForPage<{ user: UserView | null }>(astro, '/auth/session'),
   ]);
+  return pageContextFrom(astro, setupResult, sessionResult);
+}
+
+/** The context from the answers of `/setup` and `/auth/session`, however they were read. */
+export function pageContextFrom(astro: AstroGlobal, setupResult: PageApiResult<SetupStateView>, sessionResult: PageApiResult<{ user: UserView | null }>): PageContext {
+  // Pages show personal data; no shared cache may keep them.
+  astro.response.headers.set('Cache-Control', 'private, no-store');
   const setup = setupResult.ok ? setupResult.data : null;
   const user = sessionResult.ok ? sessionResult.data.user : null;
   const locale = resolveLocale({
