@@ -23,7 +23,7 @@ const SCRIPT_SRC_HASH = /'sha256-([A-Za-z0-9+/=]+)'/g;
  * there are none. Works on the encoded page: searching and hashing bytes spares decoding and
  * re-encoding 100 KB per page, which cost more than the move itself (bench:editor (a)).
  */
-export function moveIslandScriptsLast(page: Uint8Array, contentSecurityPolicy: string | null): Uint8Array {
+export function moveIslandScriptsLast(page: Uint8Array<ArrayBuffer>, contentSecurityPolicy: string | null): Uint8Array<ArrayBuffer> {
   const scriptSrc = (contentSecurityPolicy ?? '').split(';').find((directive) => directive.trim().startsWith('script-src'));
   if (!scriptSrc) return page;
   const hashes = new Set([...scriptSrc.matchAll(SCRIPT_SRC_HASH)].map((match) => match[1]));
