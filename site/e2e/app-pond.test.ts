@@ -140,6 +140,11 @@ describe('the app at a pond\'s URLs', () => {
         const alphaSlug = ((await client.get(`/ponds/${pond.id}/trash`)).body as { items: { pages: { id: string; slug: string }[] }[] }).items[0]!.pages[0]!.slug;
         assert.equal((await page.goto(`${instance.baseUrl}/${pond.slug}/${alphaSlug}`))?.status(), 404);
         await page.getByText(t('trash.pageInTrash')).waitFor();
+        // Title and banner in one column, the banner below the title (a page without side panels).
+        const titleBox = (await page.getByRole('heading', { level: 1, name: 'Alpha' }).boundingBox())!;
+        const bannerBox = (await page.locator('.trashed-banner').boundingBox())!;
+        assert.equal(Math.round(bannerBox.x), Math.round(titleBox.x), 'the banner starts where the title does');
+        assert.ok(bannerBox.y >= titleBox.y + titleBox.height, 'the banner is below the title');
         await session.check('trashed-page');
         await page.getByRole('button', { name: t('trash.restore') }).click();
         // The page reloads as a live page: the banner is gone, the title stays.
