@@ -17,7 +17,7 @@ import { initModels, User, type Pond } from '../models/index.ts';
 import { seedPage, seedSharedPond } from '../testing/accessFixtures.ts';
 import { createTestDatabase } from '../testing/testDatabase.ts';
 import { appendUpdates, loadDocumentState, loadPageUpdates, type Queryable } from './documentLog.ts';
-import { COMPACTION_MIN_ROWS, compactIdleLogs, compactLogAfterSession, SESSION_END_COMPACTION_MIN_ROWS, type WithClient } from './logCompaction.ts';
+import { COMPACTION_MIN_ROWS, compactIdleLogs, compactLogAfterSession, SESSION_END_COMPACTION_MIN_ROWS, withClientOf, type WithClient } from './logCompaction.ts';
 
 /** Someone typing into one paragraph, one character per update, as an editor would send them. */
 class Typist {
@@ -52,14 +52,7 @@ describe('update-log compaction', () => {
   let pool: pg.Pool;
   let pond: Pond;
   let userId: string;
-  const withPool: WithClient = async (work) => {
-    const client = await pool.connect();
-    try {
-      return await work(client);
-    } finally {
-      client.release();
-    }
-  };
+  const withPool: WithClient = (work) => withClientOf(pool)(work);
 
   before(async () => {
     database = await createTestDatabase();

@@ -33,6 +33,18 @@ export const LIVE_SESSION_SECONDS = 90;
 /** Runs `work` on one connection of a pool and releases it (Graphile's `helpers.withPgClient` is one). */
 export type WithClient = <T>(work: (client: Queryable) => Promise<T>) => Promise<T>;
 
+/** A `WithClient` over a pg pool (what the worker's `helpers.withPgClient` is for jobs), for benches, the soak and tests. */
+export function withClientOf(pool: { connect(): Promise<Queryable & { release(): void }> }): WithClient {
+  return async (work) => {
+    const client = await pool.connect();
+    try {
+      return await work(client);
+    } finally {
+      client.release();
+    }
+  };
+}
+
 export interface CompactedLog {
   pageId: string;
   mergedRows: number;

@@ -11,6 +11,7 @@
  */
 import { request, Server, type IncomingMessage, type RequestListener } from 'node:http';
 import { duplexPair, type Duplex } from 'node:stream';
+import type { Pond } from '../models/index.ts';
 
 /**
  * The part of a fetch `Response` that pages read: a `Response` has it too, so pages read the
@@ -42,7 +43,7 @@ export interface RenderReads {
    * pond screen name the same pond four or five times (routeTable.ts). Reads only, so nobody
    * changes the shared row.
    */
-  readonly ponds: Map<string, Promise<unknown>>;
+  readonly ponds: Map<string, Promise<Pond | null>>;
 }
 
 /** The render a connection belongs to; only this module's own stream ends are keys, so no socket from outside has one. */

@@ -275,7 +275,7 @@ async function enforceAccessRule(
 
 /** A pond row read once per page render, shared by the render's reads (a GET changes no row). */
 function pondOfRender(render: RenderReads, id: string): Promise<Pond | null> {
-  let lookup = render.ponds.get(id) as Promise<Pond | null> | undefined;
+  let lookup = render.ponds.get(id);
   if (!lookup) {
     lookup = PondModel.findByPk(id);
     render.ponds.set(id, lookup);

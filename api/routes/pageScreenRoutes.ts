@@ -21,6 +21,8 @@ import { renderReadsOf } from '../http/inProcessFetch.ts';
 import { resolveRequestLocale } from '../http/requestLocale.ts';
 import { defineRoute, runRoute, type AnyRoute, type RouteContext } from '../http/routeTable.ts';
 import { errorMessage } from '../i18n/locale.ts';
+import { MAX_FAVORITE_LIST_LIMIT } from '../pages/favorites.ts';
+import { MAX_PAGE_LIST_LIMIT } from '../pages/pageListing.ts';
 import { authSessionRoutes } from './authSessionRoutes.ts';
 import { favoriteRoutes } from './favoriteRoutes.ts';
 import { labelRoutes } from './labelRoutes.ts';
@@ -31,9 +33,7 @@ import { setupRoutes } from './setupRoutes.ts';
 export type PartAnswer = { ok: true; data: unknown } | { ok: false; status: number; error: { code: string; message: string; details: unknown } };
 
 /** The page list comes in pages of the route's maximum; a pond holds at most a few thousand. */
-const PAGE_LIST_LIMIT = 1000;
 const MAX_PAGE_LISTS = 50;
-const FAVORITES_SHOWN = 500;
 const MAX_SLUG_LENGTH = 200;
 
 /** Any query passes the schema, so the outside gets the same 404 for every request; the handler then asks for both slugs. */
@@ -90,7 +90,7 @@ export const pageScreenRoutes: AnyRoute[] = [
         part(routes.pond, id),
         allPages(context, pond.id),
         part(routes.labels, id),
-        part(routes.favorites, id, { limit: String(FAVORITES_SHOWN) }),
+        part(routes.favorites, id, { limit: String(MAX_FAVORITE_LIST_LIMIT) }),
       ]);
       const summary = pages.ok ? (pages.data as Listed<Summary>).items.find((candidate) => candidate.slug.toLowerCase() === pageSlug.toLowerCase()) : undefined;
       const page = summary ? await part(routes.page, { id: summary.id }) : null;
@@ -116,7 +116,7 @@ async function allPages(context: Context, pondId: string): Promise<PartAnswer> {
   const items: unknown[] = [];
   let cursor: string | null = null;
   for (let list = 0; list < MAX_PAGE_LISTS; list += 1) {
-    const listed = await answerOf(context, routes.pages, { id: pondId }, { limit: String(PAGE_LIST_LIMIT), ...(cursor ? { cursor } : {}) });
+    const listed = await answerOf(context, routes.pages, { id: pondId }, { limit: String(MAX_PAGE_LIST_LIMIT), ...(cursor ? { cursor } : {}) });
     if (!listed.ok) return listed;
     const { items: more, nextCursor } = listed.data as Listed<unknown>;
     items.push(...more);

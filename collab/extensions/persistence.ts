@@ -121,12 +121,13 @@ export class CollabPersistence implements Extension {
 
   async afterLoadDocument({ document }: afterLoadDocumentPayload): Promise<void> {
     const pageId = document.name;
+    // The document's state lives as long as the document: looked up once, not per keystroke.
+    const state = this.documents.get(pageId);
     // Fires inside Y.applyUpdate, before Hocuspocus sends the ack, with only what was new.
     document.on('update', (update: Uint8Array, origin: unknown) => {
       const connection = (origin as { source?: string; connection?: Connection } | null)?.connection;
       if ((origin as { source?: string } | null)?.source !== 'connection' || !connection) return;
       const write = this.configuration.writer.enqueue(pageId, update, (connection.context as ConnectionContext).userId);
-      const state = this.documents.get(pageId);
       if (state) state.edited = true;
       holdAckUntil(connection, write);
     });

@@ -30,7 +30,7 @@ import pg from 'pg';
 import * as Y from 'yjs';
 import { signCollabToken } from '../../api/collab/collabToken.ts';
 import { appendUpdates, readPageLog } from '../../api/documents/documentLog.ts';
-import { compactLogAfterSession } from '../../api/documents/logCompaction.ts';
+import { compactLogAfterSession, withClientOf } from '../../api/documents/logCompaction.ts';
 import { resolveCollabAccess } from '../../api/policies/collabAccess.ts';
 import { waitFor } from '../../api/testing/polling.ts';
 import { openProvider, percentile, startBenchServer, type BenchServer } from './collabClients.ts';
@@ -255,14 +255,7 @@ try {
     );
     // What the worker does once the page's last participant has left (nobody has these pages open).
     for (const pageId of coldPages) {
-      const compacted = await compactLogAfterSession(async (work) => {
-        const client = await pool.connect();
-        try {
-          return await work(client);
-        } finally {
-          client.release();
-        }
-      }, pageId);
+      const compacted = await compactLogAfterSession(withClientOf(pool), pageId);
       if (compacted?.mergedRows !== large.rows.length) throw new Error(`the log of ${pageId} was not compacted`);
     }
     const echoSocket = await openEcho(echo!.url);

@@ -28,6 +28,7 @@ import pg from 'pg';
 import * as Y from 'yjs';
 import { signCollabToken } from '../../api/collab/collabToken.ts';
 import { compactPageLog, loadDocumentState } from '../../api/documents/documentLog.ts';
+import { withClientOf } from '../../api/documents/logCompaction.ts';
 import { freePort } from '../../api/testing/freePort.ts';
 import { spawnCollabProcess, type CollabProcess } from '../../collab/testing/collabProcess.ts';
 import { openCollabDatabase, seedCollabPond } from '../bench/collabDatabase.ts';
@@ -183,12 +184,7 @@ try {
     while (sessionsRunning) {
       await sleep(between(...COMPACT_EVERY_MS));
       const pageId = pond.pageIds[between(0, pond.pageIds.length)]!;
-      const client = await pool.connect();
-      try {
-        if ((await compactPageLog(client, pageId)).mergedRows > 0) compactions += 1;
-      } finally {
-        client.release();
-      }
+      if ((await withClientOf(pool)((client) => compactPageLog(client, pageId))).mergedRows > 0) compactions += 1;
     }
   })();
 

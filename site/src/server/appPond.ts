@@ -111,9 +111,10 @@ export async function loadPageScreen(astro: AstroGlobal, pondSlug: string, pageS
   }
   const parts = screen.data;
   const context = pageContextFrom(astro, parts.setup, parts.session);
-  const pond = parts.ponds.ok ? parts.ponds.data.items.find((candidate) => candidate.slug.toLowerCase() === pondSlug.toLowerCase()) : undefined;
-  if (!context.user || !parts.ponds.ok || !pond || !parts.pond || !parts.pages || !parts.labels || !parts.favorites) return { context, app: null, detail: null };
-  const app = appPondFrom(astro, parts.ponds.data.items, pond, parts.pages.ok ? parts.pages.data.items : null, parts.pond, parts.labels, parts.favorites);
+  const ponds = parts.ponds.ok ? parts.ponds.data.items : [];
+  const pond = ponds.find((candidate) => candidate.slug.toLowerCase() === pondSlug.toLowerCase());
+  if (!context.user || !pond || !parts.pond || !parts.pages || !parts.labels || !parts.favorites) return { context, app: null, detail: null };
+  const app = appPondFrom(astro, ponds, pond, parts.pages.ok ? parts.pages.data.items : null, parts.pond, parts.labels, parts.favorites);
   return { context, app, detail: parts.page };
 }
 
