@@ -213,6 +213,9 @@ describe('the editor toolbar', () => {
         await field.fill('#section');
         await field.press('Enter');
         await content(page).locator('a[href="#section"]').waitFor();
+        // Mod-K reaches the editor only once the form has closed and given the focus back.
+        await form.waitFor({ state: 'detached' });
+        await waitForFocusInText(page);
         await page.keyboard.press('Control+k');
         await form.getByRole('button', { name: t('editor.linkRemove') }).click();
         await form.waitFor({ state: 'detached' });
