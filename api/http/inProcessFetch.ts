@@ -11,7 +11,7 @@
  */
 import { request, Server, type IncomingMessage, type RequestListener } from 'node:http';
 import { duplexPair, type Duplex } from 'node:stream';
-import type { Pond } from '../models/index.ts';
+import type { Page, Pond } from '../models/index.ts';
 
 /**
  * The part of a fetch `Response` that pages read: a `Response` has it too, so pages read the
@@ -44,6 +44,8 @@ export interface RenderReads {
    * changes the shared row.
    */
   readonly ponds: Map<string, Promise<Pond | null>>;
+  /** Pages by id, in the same way: the body's read and the page screen's read name the same page. */
+  readonly pages: Map<string, Promise<Page | null>>;
 }
 
 /** The render a connection belongs to; only this module's own stream ends are keys, so no socket from outside has one. */
@@ -71,7 +73,7 @@ const READ_TIMEOUT_MS = 30_000;
 export function createInProcessFetch(handler: RequestListener, options: { timeoutMs?: number } = {}): { forRender: (requestId?: string) => InProcessFetch } {
   const server = new Server(handler);
   const timeoutMs = options.timeoutMs ?? READ_TIMEOUT_MS;
-  return { forRender: (requestId) => fetchForRender(server, { sessionChecks: new Map(), ponds: new Map() }, requestId, timeoutMs) };
+  return { forRender: (requestId) => fetchForRender(server, { sessionChecks: new Map(), ponds: new Map(), pages: new Map() }, requestId, timeoutMs) };
 }
 
 function fetchForRender(server: Server, render: RenderReads, requestId: string | undefined, timeoutMs: number): InProcessFetch {

@@ -11,7 +11,7 @@
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import { authenticateRequest, type Actor, type Authenticator } from '../auth/authenticateRequest.ts';
-import { Pond as PondModel, type Label, type Page, type Pond } from '../models/index.ts';
+import { Page as PageModel, Pond as PondModel, type Label, type Page, type Pond } from '../models/index.ts';
 import {
   accessSubjectOf,
   authorizeLabel,
@@ -265,7 +265,7 @@ async function enforceAccessRule(
     case 'pond':
       return authorizePond(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability, render ? (id) => pondOfRender(render, id) : undefined);
     case 'page':
-      return authorizePage(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability, { allowTrashed: rule.allowTrashed ?? false });
+      return authorizePage(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability, { allowTrashed: rule.allowTrashed ?? false, loadPage: render ? (id) => pageOfRender(render, id) : undefined });
     case 'label':
       return authorizeLabel(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability);
     default:
@@ -279,6 +279,22 @@ function pondOfRender(render: RenderReads, id: string): Promise<Pond | null> {
   if (!lookup) {
     lookup = PondModel.findByPk(id);
     render.ponds.set(id, lookup);
+  }
+  return lookup;
+}
+
+/** Ponds a render's read has loaded whole (`GET /ponds`), for its later reads of the same pond. */
+export function rememberPondsOfRender(render: RenderReads | null, ponds: readonly Pond[]): void {
+  if (!render) return;
+  for (const pond of ponds) if (!render.ponds.has(pond.id)) render.ponds.set(pond.id, Promise.resolve(pond));
+}
+
+/** A page row read once per page render, as ponds are: the body's read and the page screen's name the same page. */
+export function pageOfRender(render: RenderReads, id: string): Promise<Page | null> {
+  let lookup = render.pages.get(id);
+  if (!lookup) {
+    lookup = PageModel.findByPk(id);
+    render.pages.set(id, lookup);
   }
   return lookup;
 }

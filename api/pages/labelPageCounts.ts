@@ -13,6 +13,8 @@ export interface LabelPageCounts {
 }
 
 export async function labelPageCounts(sequelize: Sequelize, pondId: string, access: SubjectAccess, labels: readonly { id: string; parentId: string | null }[]): Promise<Map<string, LabelPageCounts>> {
+  // A pond without labels has nothing to count (and the app reads its labels on every page).
+  if (labels.length === 0) return new Map();
   const rows = await sequelize.query<{ label_id: string; page_id: string }>(
     `SELECT pl.label_id, pl.page_id FROM page_labels pl JOIN pages p ON p.id = pl.page_id WHERE p.pond_id = :pondId AND p.trashed_at IS NULL`,
     { replacements: { pondId }, type: QueryTypes.SELECT },

@@ -89,16 +89,17 @@ export async function authorizePond(
 /**
  * The page if the subject may act on it. A trashed page answers `page_trashed` to those who
  * may see it (write capability) unless the route works on trashed pages (`allowTrashed`).
+ * `loadPage` reads the row (a page render's reads share one, routeTable.ts).
  */
 export async function authorizePage(
   sequelize: Sequelize,
   subject: AccessSubject,
   pageId: string,
   capability: PageCapability,
-  options: { allowTrashed?: boolean } = {},
+  options: { allowTrashed?: boolean; loadPage?: (id: string) => Promise<Page | null> } = {},
 ): Promise<{ page: Page; access: SubjectAccess }> {
   requireSessionFor(capability, subject);
-  const page = isUuid(pageId) ? await Page.findByPk(pageId) : null;
+  const page = isUuid(pageId) ? await (options.loadPage ?? ((id: string) => Page.findByPk(id)))(pageId) : null;
   if (!page) throw notFound();
   const access = await subjectAccessTo(sequelize, subject, page.pondId);
   if (!access || !access.page(page, 'read').allowed) throw notFound();

@@ -7,7 +7,8 @@ import type { Sequelize } from 'sequelize';
 import { z } from 'zod';
 import type { Actor } from '../auth/authenticateRequest.ts';
 import { createSharedPond, restorePond, trashPond, updatePond, type PondActor } from '../commands/pondCommands.ts';
-import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
+import { renderReadsOf } from '../http/inProcessFetch.ts';
+import { defineRoute, rememberPondsOfRender, type AnyRoute } from '../http/routeTable.ts';
 import { User, type Pond } from '../models/index.ts';
 import { listMemberPonds, subjectAccessTo, type AccessSubject, type SubjectAccess } from '../policies/accessPolicy.ts';
 import { ownPondRole } from '../policies/membership.ts';
@@ -41,8 +42,9 @@ function viewerOf(access: SubjectAccess): PondViewer {
   return { role: ownPondRole(access), capabilities: { write: access.pond('write').allowed, admin: access.pond('admin').allowed } };
 }
 
-async function presentPondFor(pond: Pond, access: SubjectAccess) {
-  const owner = pond.ownerId ? await User.findByPk(pond.ownerId, { attributes: ['id', 'username', 'displayName'] }) : null;
+/** `caller`: the signed-in user asking; a personal pond's owner is usually them, and then is not read again. */
+async function presentPondFor(pond: Pond, access: SubjectAccess, caller?: User | null) {
+  const owner = !pond.ownerId ? null : pond.ownerId === caller?.id ? caller : await User.findByPk(pond.ownerId, { attributes: ['id', 'username', 'displayName'] });
   return presentPond(pond, owner, viewerOf(access));
 }
 
@@ -61,8 +63,10 @@ export const pondRoutes: AnyRoute[] = [
     path: '/ponds',
     access: { kind: 'session' },
     query: listQuery,
-    handler: async ({ query, subject, services }) => {
+    handler: async ({ req, query, subject, services }) => {
       const listed = await listMemberPonds(services.sequelize, subject, { trashed: query.trashed === 'true' });
+      // A page render reads one of these ponds next (`/ponds/:id`): the rows just read serve it.
+      rememberPondsOfRender(renderReadsOf(req.socket), listed.map(({ pond }) => pond));
       return { body: { items: listed.map(({ pond, access }) => presentPondSummary(pond, ownPondRole(access))), nextCursor: null } };
     },
   }),
@@ -83,7 +87,7 @@ export const pondRoutes: AnyRoute[] = [
     method: 'get',
     path: '/ponds/:id',
     access: { kind: 'pond', capability: 'visible' },
-    handler: async ({ resource }) => ({ body: await presentPondFor(resource.pond, resource.access) }),
+    handler: async ({ resource, actor }) => ({ body: await presentPondFor(resource.pond, resource.access, actor?.user) }),
   }),
 
   defineRoute({

@@ -8,9 +8,9 @@ import { z } from 'zod';
 import { QueryTypes } from 'sequelize';
 import { expandPlaceholders, MAX_TRANSCLUSION_DEPTH, type TransclusionTarget } from '../../content-pipeline/index.ts';
 import { notFound } from '../http/apiError.ts';
-import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
+import { renderReadsOf } from '../http/inProcessFetch.ts';
+import { defineRoute, pageOfRender, type AnyRoute } from '../http/routeTable.ts';
 import { authorizePage, permittedPageIds } from '../policies/accessPolicy.ts';
-import { findPageBySlugs } from '../publicPages/publicDocumentData.ts';
 import { pluginBlockStaticForm } from '../publicPages/publicPluginSeam.ts';
 import { slugSchema } from '../ponds/slugs.ts';
 
@@ -30,15 +30,21 @@ export const publicReadRoutes: AnyRoute[] = [
     path: '/read/:pondSlug/:pageSlug',
     access: { kind: 'session' },
     params: z.object({ pondSlug: slugSchema, pageSlug: slugSchema }),
-    handler: async ({ params, subject, services, res }) => {
+    handler: async ({ req, params, subject, services, res }) => {
       const { sequelize } = services;
-      const found = await findPageBySlugs(sequelize, params.pondSlug, params.pageSlug);
-      if (!found?.pageId) throw notFound();
-      const { page } = await authorizePage(sequelize, subject, found.pageId, 'read');
-      const [content] = await sequelize.query<{ html: string }>(`SELECT html FROM page_contents WHERE page_id = :pageId`, { replacements: { pageId: page.id }, type: QueryTypes.SELECT });
+      // The page, its body and the slugs it transcludes in one statement; nothing of it leaves before the access check below.
+      const [found] = await sequelize.query<{ page_id: string; html: string | null; targets: string[] }>(
+        `SELECT p.id AS page_id, c.html, ARRAY(SELECT target_slug FROM page_transclusions WHERE source_page_id = p.id) AS targets
+           FROM ponds po JOIN pages p ON p.pond_id = po.id LEFT JOIN page_contents c ON c.page_id = p.id
+          WHERE lower(po.slug) = lower(:pondSlug) AND lower(p.slug) = lower(:pageSlug) AND po.trashed_at IS NULL AND p.trashed_at IS NULL`,
+        { replacements: { pondSlug: params.pondSlug, pageSlug: params.pageSlug }, type: QueryTypes.SELECT },
+      );
+      if (!found) throw notFound();
+      const render = renderReadsOf(req.socket);
+      const { page } = await authorizePage(sequelize, subject, found.page_id, 'read', { loadPage: render ? (id) => pageOfRender(render, id) : undefined });
       // The caller's readable transclusion targets, level by level.
       const targets = new Map<string, TransclusionTarget>();
-      let slugs = (await sequelize.query<{ target_slug: string }>(`SELECT target_slug FROM page_transclusions WHERE source_page_id = :pageId`, { replacements: { pageId: page.id }, type: QueryTypes.SELECT })).map((row) => row.target_slug);
+      let slugs = found.targets;
       for (let depth = 1; depth <= MAX_TRANSCLUSION_DEPTH && slugs.length > 0; depth++) {
         const rows = await sequelize.query<TargetRow>(
           `SELECT p.id, p.pond_id, p.slug, p.title, p.trashed_at, c.html,
@@ -55,7 +61,7 @@ export const publicReadRoutes: AnyRoute[] = [
           slugs.push(...row.targets);
         }
       }
-      const html = expandPlaceholders(content?.html ?? '', {
+      const html = expandPlaceholders(found.html ?? '', {
         selfSlug: page.slug.toLowerCase(),
         resolveTransclusion: (slug) => targets.get(slug.toLowerCase()) ?? null,
         resolvePluginBlock: (block) => pluginBlockStaticForm(page.id, block),

@@ -42,7 +42,7 @@ export const setupRoutes: AnyRoute[] = [
     path: '/setup',
     access: { kind: 'public' },
     setupExempt: true,
-    handler: async ({ services }) => ({ body: await readSetupState(services.config.smtpFallback !== null) }),
+    handler: async ({ services }) => ({ body: await readSetupState(services.sequelize, services.config.smtpFallback !== null) }),
   }),
 
   defineRoute({
@@ -173,7 +173,7 @@ export const setupRoutes: AnyRoute[] = [
     setupExempt: true,
     handler: async ({ req, actor, services }) => {
       const user = actor.user;
-      const state = await readSetupState(services.config.smtpFallback !== null);
+      const state = await readSetupState(services.sequelize, services.config.smtpFallback !== null);
       const missing = (['admin', 'instance'] as const).filter((step) => !state.steps[step]);
       if (missing.length > 0) throw new ApiError('setup_incomplete', undefined, { missing });
       const completedAt = new Date().toISOString();

@@ -3,7 +3,7 @@
  * `PATCH /admin/settings` accepts only `adminEditable` keys; the others are written by
  * the setup wizard (and `setup.completedAt` can never be changed or removed).
  */
-import type { Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { z } from 'zod';
 import { Setting } from '../models/index.ts';
 import { settingsPatchSchema } from './settingsPatch.ts';
@@ -77,12 +77,33 @@ export async function getSetting<K extends SettingKey>(key: K, transaction?: Tra
 
 /** All settings with defaults filled in; the secret SMTP password is never included. */
 export async function getAllSettings(transaction?: Transaction): Promise<SettingValues> {
-  const rows = await Setting.findAll({ transaction });
+  return settingValuesOf(await Setting.findAll({ transaction }));
+}
+
+function settingValuesOf(rows: readonly { key: string; value: unknown }[]): SettingValues {
   const values = Object.fromEntries(
     Object.entries(SETTING_DEFINITIONS).map(([key, definition]) => [key, definition.default]),
   ) as Record<string, unknown>;
   for (const row of rows) if (isSettingKey(row.key)) values[row.key] = row.value;
   return values as SettingValues;
+}
+
+/**
+ * All settings (as `getAllSettings`) and whether the account `setup.adminId` names still
+ * exists, in one statement: the setup state is read for every page of the app.
+ */
+export async function getAllSettingsWithAdmin(sequelize: Sequelize): Promise<{ settings: SettingValues; adminExists: boolean }> {
+  const rows = await sequelize.query<{ key: string | null; value: unknown; admin_exists: boolean | null }>(
+    `SELECT key, value, NULL::boolean AS admin_exists FROM settings
+     UNION ALL
+     SELECT NULL, NULL, EXISTS (
+       SELECT 1 FROM settings s JOIN users u
+         ON u.id = CASE WHEN s.value #>> '{}' ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN (s.value #>> '{}')::uuid END
+        WHERE s.key = 'setup.adminId')`,
+    { type: QueryTypes.SELECT },
+  );
+  const settings = settingValuesOf(rows.filter((row): row is { key: string; value: unknown; admin_exists: null } => row.key !== null));
+  return { settings, adminExists: rows.some((row) => row.key === null && row.admin_exists === true) };
 }
 
 export async function setSetting<K extends SettingKey>(

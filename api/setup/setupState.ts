@@ -2,9 +2,9 @@
  * The setup wizard's state, read from instance settings. Completion is final, so once seen
  * it is remembered for the life of the process.
  */
+import type { Sequelize } from 'sequelize';
 import { ApiError } from '../http/apiError.ts';
-import { getAllSettings, getSetting } from '../settings/instanceSettings.ts';
-import { User } from '../models/index.ts';
+import { getAllSettingsWithAdmin, getSetting } from '../settings/instanceSettings.ts';
 
 let completedSeen = false;
 
@@ -41,10 +41,8 @@ export interface SetupStateView {
   registrationMode: 'open' | 'closed';
 }
 
-export async function readSetupState(smtpFallbackConfigured: boolean): Promise<SetupStateView> {
-  const settings = await getAllSettings();
-  const adminId = settings['setup.adminId'];
-  const adminExists = adminId !== null && (await User.count({ where: { id: adminId } })) > 0;
+export async function readSetupState(sequelize: Sequelize, smtpFallbackConfigured: boolean): Promise<SetupStateView> {
+  const { settings, adminExists } = await getAllSettingsWithAdmin(sequelize);
   const instanceSaved = settings['setup.instanceSavedAt'] !== null;
   return {
     completed: settings['setup.completedAt'] !== null,
