@@ -9,12 +9,12 @@
  * headers with `writeHead`, which takes precedence over headers set earlier with
  * `setHeader`, so an HTML page carries exactly Astro's policy.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import express, { type Express, type Request } from 'express';
-import { createInProcessFetch, type InProcessFetch } from './inProcessFetch.ts';
+import { createInProcessFetch, type InProcessFetch, type RenderReads } from './inProcessFetch.ts';
 import { precompressedAssets } from './precompressedAssets.ts';
 
 const SITE_DIST = fileURLToPath(new URL('../../site/dist/', import.meta.url));
@@ -41,6 +41,15 @@ interface SiteLocals {
 
 export interface MountSiteOptions {
   isSetupComplete: () => Promise<boolean>;
+  /** Work for a page render's reads that may start as its request arrives (inProcessFetch.ts). */
+  beforeRender?: (render: RenderReads, cookieHeader: string | undefined) => void;
+}
+
+/** The URL paths of the built site's files outside `/_astro` (the build's `public/`), fixed once built. */
+function unhashedPublicFiles(): Set<string> {
+  const files = readdirSync(CLIENT_DIR, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+  const paths = files.map((entry) => `/${path.relative(CLIENT_DIR, path.join(entry.parentPath, entry.name)).split(path.sep).join('/')}`);
+  return new Set(paths.filter((urlPath) => !urlPath.startsWith(`${HASHED_ASSETS_PATH}/`)));
 }
 
 export async function mountSite(app: Express, options: MountSiteOptions): Promise<void> {
@@ -51,10 +60,13 @@ export async function mountSite(app: Express, options: MountSiteOptions): Promis
 
   app.use(HASHED_ASSETS_PATH, precompressedAssets(path.join(CLIENT_DIR, '_astro')));
   app.use(HASHED_ASSETS_PATH, express.static(path.join(CLIENT_DIR, '_astro'), { immutable: true, maxAge: '365d', index: false, redirect: false }));
-  // Unhashed public files (favicon) may change with a release; revalidate hourly.
-  app.use(express.static(CLIENT_DIR, { maxAge: '1h', index: false, redirect: false }));
+  // Unhashed public files (favicon) may change with a release; revalidate hourly. Only their
+  // own paths go to the file system: a page's path would cost every page render a failed stat.
+  const publicFiles = unhashedPublicFiles();
+  const servePublicFile = express.static(CLIENT_DIR, { maxAge: '1h', index: false, redirect: false });
+  app.use((req, res, next) => (publicFiles.has(req.path) ? servePublicFile(req, res, next) : next()));
 
-  const inProcess = createInProcessFetch(app);
+  const inProcess = createInProcessFetch(app, { beforeRender: options.beforeRender });
   app.use(async (req, res, next) => {
     // Pages answer GET and HEAD only; a missing hashed asset must not turn into a page.
     if ((req.method !== 'GET' && req.method !== 'HEAD') || req.path.startsWith(`${HASHED_ASSETS_PATH}/`)) {
@@ -71,7 +83,7 @@ export async function mountSite(app: Express, options: MountSiteOptions): Promis
         return;
       }
       // No `next`: paths without a page render the site's own 404 page.
-      await handler(req, res, undefined, { apiOrigin: loopbackOrigin(req), fetchApi: inProcess.forRender(req.id) });
+      await handler(req, res, undefined, { apiOrigin: loopbackOrigin(req), fetchApi: inProcess.forRender(req.id, req.headers.cookie) });
     } catch (error) {
       next(error);
     }

@@ -1,7 +1,8 @@
 /**
  * The hashed bundles come compressed as the browser asks (brotli before gzip), from the variants
  * the build wrote; the same bytes once decoded; plain for a client that takes neither; Vary on
- * every answer; nothing outside the bundle directory.
+ * every answer; nothing outside the bundle directory. The files outside it (the favicon) are
+ * served as files, every other path is a page.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -70,6 +71,21 @@ describe('precompressed bundles under /_astro', () => {
       const response = await get(escape, 'br');
       assert.notEqual(response.headers['content-encoding'], 'br', escape);
       assert.ok(response.status === 404 || response.status === 400, `${escape}: ${response.status}`);
+    }
+  });
+});
+
+describe('the site\'s other files', () => {
+  test('the favicon is a file revalidated hourly; a path that is no file is a page, also next to the file', async () => {
+    const favicon = await fetch(`${instance.baseUrl}/favicon.svg`);
+    assert.equal(favicon.status, 200);
+    assert.match(favicon.headers.get('content-type') ?? '', /^image\/svg\+xml/);
+    assert.match(favicon.headers.get('cache-control') ?? '', /max-age=3600/);
+    assert.deepEqual(Buffer.from(await favicon.arrayBuffer()), readFileSync(fileURLToPath(new URL('../../site/dist/client/favicon.svg', import.meta.url))));
+    for (const pagePath of ['/favicon.svg.bak', '/no-such-pond', '/no-such-pond/favicon.svg']) {
+      const response = await fetch(`${instance.baseUrl}${pagePath}`, { headers: { accept: 'text/html' } });
+      assert.equal(response.status, 404, pagePath);
+      assert.match(response.headers.get('content-type') ?? '', /^text\/html/, pagePath);
     }
   });
 });
