@@ -3,7 +3,7 @@
  * site for everything else. Shared by the API process and the tests.
  */
 import express, { type Express } from 'express';
-import { sessionCookieAuthentication } from './auth/authenticateRequest.ts';
+import { checkSessionAhead, sessionCookieAuthentication } from './auth/authenticateRequest.ts';
 import { ApiError } from './http/apiError.ts';
 import { createErrorHandler } from './http/errorHandler.ts';
 import { serveFontAsset } from './http/fontAssets.ts';
@@ -36,7 +36,7 @@ export async function createApp(services: AppServices, options: { site: boolean 
 
   if (options.site) {
     const { mountSite } = await import('./http/mountSite.ts');
-    await mountSite(app, { isSetupComplete });
+    await mountSite(app, { isSetupComplete, beforeRender: (render, cookieHeader) => checkSessionAhead(render, cookieHeader, services) });
   }
   app.use((_req, _res, next) => next(new ApiError('not_found')));
   app.use(createErrorHandler(services.logger));

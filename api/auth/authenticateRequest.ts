@@ -7,7 +7,7 @@
 import type { Request, Response } from 'express';
 import type { Session, User } from '../models/index.ts';
 import type { AppServices } from '../services.ts';
-import { renderReadsOf } from '../http/inProcessFetch.ts';
+import { renderReadsOf, type RenderReads } from '../http/inProcessFetch.ts';
 import { SESSION_COOKIE, clearSessionCookie, readCookie, setSessionCookie, validateSessionToken, type ValidatedSession } from './sessions.ts';
 
 export interface Actor {
@@ -51,11 +51,31 @@ export const sessionCookieAuthentication: Authenticator = {
 function validateOncePerRender(req: Request, token: string, validate: () => Promise<ValidatedSession | null>): Promise<ValidatedSession | null> {
   const render = renderReadsOf(req.socket);
   if (!render) return validate();
-  const shared = render.sessionChecks.get(token) as Promise<ValidatedSession | null> | undefined;
-  if (shared) return shared.then((validated) => validated && { ...validated, refreshed: false });
-  const first = validate();
-  render.sessionChecks.set(token, first);
-  return first;
+  let entry = render.sessionChecks.get(token);
+  if (!entry) {
+    entry = { check: validate(), refreshTold: false };
+    render.sessionChecks.set(token, entry);
+  }
+  const check = entry.check as Promise<ValidatedSession | null>;
+  if (!entry.refreshTold) {
+    entry.refreshTold = true;
+    return check;
+  }
+  return check.then((validated) => validated && { ...validated, refreshed: false });
+}
+
+/**
+ * Starts a page render's check of its session cookie as the page request arrives (app.ts), so
+ * the lookup runs while the page starts rendering instead of after its first read has come
+ * through the API's middleware. The reads then share it as if the first had started it.
+ */
+export function checkSessionAhead(render: RenderReads, cookieHeader: string | undefined, services: AppServices): void {
+  const token = readCookie(cookieHeader, SESSION_COOKIE);
+  if (!token || render.sessionChecks.has(token)) return;
+  const check = validateSessionToken(token, { ttlDays: services.config.sessionTtlDays });
+  // A render that reads nothing leaves it unobserved; a read that uses it sees the failure itself.
+  check.catch(() => undefined);
+  render.sessionChecks.set(token, { check, refreshTold: false });
 }
 
 const actors = new WeakMap<Request, Actor | null>();

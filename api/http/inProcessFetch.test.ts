@@ -6,10 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { QueryTypes } from 'sequelize';
 import { createApp } from '../app.ts';
-import { Pond, Session } from '../models/index.ts';
+import { checkSessionAhead } from '../auth/authenticateRequest.ts';
+import { Page, Pond, Session } from '../models/index.ts';
 import { completeSetup } from '../testing/fixtures.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
+import { waitFor } from '../testing/polling.ts';
 import { createInProcessFetch } from './inProcessFetch.ts';
 
 let instance: TestInstance;
@@ -101,11 +104,71 @@ describe('reads of a page render, in process', () => {
     }
   });
 
+  test('a render that listed its ponds reads none of them again; the body and the page detail share the page row', async () => {
+    const created = await fetch(`${instance.baseUrl}/api/v1/ponds`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json', origin: instance.baseUrl },
+      body: JSON.stringify({ name: 'Listed row' }),
+    });
+    const pond = (await created.json()) as { id: string; slug: string };
+    const pageCreated = await fetch(`${instance.baseUrl}/api/v1/ponds/${pond.id}/pages`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json', origin: instance.baseUrl },
+      body: JSON.stringify({ title: 'Shared page', parentId: null, markdown: 'Read **once**.' }),
+    });
+    assert.equal(pageCreated.status, 201);
+    const page = (await pageCreated.json()) as { id: string; slug: string };
+    const counted = { ponds: 0, pages: 0 };
+    Pond.addHook('afterFind', 'countListedPonds', () => void (counted.ponds += 1));
+    Page.addHook('afterFind', 'countPageRows', () => void (counted.pages += 1));
+    try {
+      const fetchApi = reads.forRender();
+      assert.equal((await fetchApi('/api/v1/ponds', { headers: { cookie } })).status, 200);
+      assert.equal(counted.ponds, 1, 'the list reads the rows');
+      const detail = await fetchApi(`/api/v1/ponds/${pond.id}`, { headers: { cookie } });
+      assert.equal(((await detail.json()) as { name: string }).name, 'Listed row');
+      assert.equal(counted.ponds, 1, 'the pond itself comes from the list');
+      const [body, pageDetail] = await Promise.all([fetchApi(`/api/v1/read/${pond.slug}/${page.slug}`, { headers: { cookie } }), fetchApi(`/api/v1/pages/${page.id}`, { headers: { cookie } })]);
+      assert.match(await body.text(), /<strong>once<\/strong>/);
+      assert.equal(((await pageDetail.json()) as { title: string }).title, 'Shared page');
+      assert.equal(counted.pages, 1, 'one page row for both reads');
+      assert.equal((await reads.forRender()(`/api/v1/pages/${page.id}`, { headers: { cookie } })).status, 200);
+      assert.equal(counted.pages, 2, 'another render reads its own');
+    } finally {
+      Pond.removeHook('afterFind', 'countListedPonds');
+      Page.removeHook('afterFind', 'countPageRows');
+    }
+  });
+
   test('a read that does not answer in time fails instead of holding the page', async () => {
     const hanging = createInProcessFetch(() => undefined, { timeoutMs: 100 }).forRender();
     const started = Date.now();
     await assert.rejects(hanging('/api/v1/setup'), /took over 100 ms/);
     assert.ok(Date.now() - started < 5_000);
+  });
+
+  test('a render whose session check starts as the page request arrives: one lookup before any read, the refresh told to its first read only', async () => {
+    const app = await createApp(instance.services, { site: false });
+    const ahead = createInProcessFetch(app, { beforeRender: (render, cookieHeader) => checkSessionAhead(render, cookieHeader, instance.services) });
+    const [id] = cookie.slice('dt_session='.length).split('.');
+    await Session.update({ expiresAt: new Date(Date.now() + 86_400_000) }, { where: { id } });
+    const lookups = await countSessionLookups(async () => {
+      const fetchApi = ahead.forRender(undefined, `theme=dark; ${cookie}`);
+      // Started before the page asks for anything.
+      const expiry = async () => ((await instance.services.sequelize.query<{ expires_at: Date }>('SELECT expires_at FROM sessions WHERE id = :id', { replacements: { id }, type: QueryTypes.SELECT }))[0]!.expires_at.getTime());
+      await waitFor(async () => (await expiry()) > Date.now() + 2 * 86_400_000, 5_000, 'the session renewed by the check ahead');
+      const answers = await Promise.all(['/api/v1/ponds', '/api/v1/auth/session', '/api/v1/ponds'].map((path) => fetchApi(path, { headers: { cookie } })));
+      assert.deepEqual(answers.map((answer) => answer.status), [200, 200, 200]);
+      const renewed = answers.flatMap((answer) => answer.headers.getSetCookie()).filter((header) => header.startsWith('dt_session='));
+      assert.equal(renewed.length, 1, 'one Set-Cookie renews the session');
+      assert.equal(((await answers[1]!.json()) as { user: { username: string } }).user.username, 'admin');
+    });
+    assert.equal(lookups, 1, 'the check ahead is the only lookup');
+    const withoutCookie = await countSessionLookups(async () => {
+      const answer = await ahead.forRender(undefined, 'theme=dark')('/api/v1/auth/session');
+      assert.equal(((await answer.json()) as { user: unknown }).user, null);
+    });
+    assert.equal(withoutCookie, 0, 'no cookie, no check');
   });
 
   test('a session refreshed during a render is renewed by its first read only; an ended one is refused by the next render', async () => {

@@ -35,9 +35,15 @@ export type InProcessFetch = (path: string, init?: { headers?: Record<string, st
  * API works out about the caller once holds for all of them: the session cookie is checked
  * once per render, not once per read (authenticateRequest.ts).
  */
+/** One check of a session cookie for a render: its reads share it; only the first is told the session was refreshed. */
+export interface SessionCheck {
+  readonly check: Promise<unknown>;
+  refreshTold: boolean;
+}
+
 export interface RenderReads {
-  /** Session checks by cookie token, the first one's promise shared by the render's other reads. */
-  readonly sessionChecks: Map<string, Promise<unknown>>;
+  /** Session checks by cookie token (authenticateRequest.ts), started by the first read or ahead of the reads. */
+  readonly sessionChecks: Map<string, SessionCheck>;
   /**
    * Ponds by id, the first read's lookup shared by the render's other reads: the reads of a
    * pond screen name the same pond four or five times (routeTable.ts). Reads only, so nobody
@@ -67,13 +73,24 @@ const LOOPBACK = '127.0.0.1';
 const READ_TIMEOUT_MS = 30_000;
 
 /**
- * Per page render: `forRender(requestId)` gives that render's fetch. Its reads carry the page
- * request's id (`X-Request-Id`), so their log lines name the page request they were made for.
+ * Per page render: `forRender(requestId, cookieHeader)` gives that render's fetch. Its reads carry
+ * the page request's id (`X-Request-Id`), so their log lines name the page request they were
+ * made for. `beforeRender` may start work for the render's reads before the page asks
+ * (app.ts: the session cookie's check).
  */
-export function createInProcessFetch(handler: RequestListener, options: { timeoutMs?: number } = {}): { forRender: (requestId?: string) => InProcessFetch } {
+export function createInProcessFetch(
+  handler: RequestListener,
+  options: { timeoutMs?: number; beforeRender?: (render: RenderReads, cookieHeader: string | undefined) => void } = {},
+): { forRender: (requestId?: string, cookieHeader?: string) => InProcessFetch } {
   const server = new Server(handler);
   const timeoutMs = options.timeoutMs ?? READ_TIMEOUT_MS;
-  return { forRender: (requestId) => fetchForRender(server, { sessionChecks: new Map(), ponds: new Map(), pages: new Map() }, requestId, timeoutMs) };
+  return {
+    forRender: (requestId, cookieHeader) => {
+      const render: RenderReads = { sessionChecks: new Map(), ponds: new Map(), pages: new Map() };
+      options.beforeRender?.(render, cookieHeader);
+      return fetchForRender(server, render, requestId, timeoutMs);
+    },
+  };
 }
 
 function fetchForRender(server: Server, render: RenderReads, requestId: string | undefined, timeoutMs: number): InProcessFetch {
