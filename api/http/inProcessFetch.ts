@@ -30,17 +30,17 @@ export interface ApiAnswer {
 /** What pages call instead of `fetch(origin + path)`: a GET with the headers as given. */
 export type InProcessFetch = (path: string, init?: { headers?: Record<string, string> }) => Promise<ApiAnswer>;
 
-/**
- * The reads of one page render. They ask at one moment on behalf of one visitor, so what the
- * API works out about the caller once holds for all of them: the session cookie is checked
- * once per render, not once per read (authenticateRequest.ts).
- */
 /** One check of a session cookie for a render: its reads share it; only the first is told the session was refreshed. */
 export interface SessionCheck {
   readonly check: Promise<unknown>;
   refreshTold: boolean;
 }
 
+/**
+ * The reads of one page render. They ask at one moment on behalf of one visitor, so what the
+ * API works out about the caller once holds for all of them: the session cookie is checked
+ * once per render, not once per read (authenticateRequest.ts).
+ */
 export interface RenderReads {
   /** Session checks by cookie token (authenticateRequest.ts), started by the first read or ahead of the reads. */
   readonly sessionChecks: Map<string, SessionCheck>;

@@ -273,14 +273,18 @@ async function enforceAccessRule(
   }
 }
 
-/** A pond row read once per page render, shared by the render's reads (a GET changes no row). */
-function pondOfRender(render: RenderReads, id: string): Promise<Pond | null> {
-  let lookup = render.ponds.get(id);
+/** A row read once per page render, shared by the render's reads (a GET changes no row). */
+function sharedLookup<T>(rows: Map<string, Promise<T | null>>, id: string, load: (id: string) => Promise<T | null>): Promise<T | null> {
+  let lookup = rows.get(id);
   if (!lookup) {
-    lookup = PondModel.findByPk(id);
-    render.ponds.set(id, lookup);
+    lookup = load(id);
+    rows.set(id, lookup);
   }
   return lookup;
+}
+
+function pondOfRender(render: RenderReads, id: string): Promise<Pond | null> {
+  return sharedLookup(render.ponds, id, (key) => PondModel.findByPk(key));
 }
 
 /** Ponds a render's read has loaded whole (`GET /ponds`), for its later reads of the same pond. */
@@ -289,12 +293,7 @@ export function rememberPondsOfRender(render: RenderReads | null, ponds: readonl
   for (const pond of ponds) if (!render.ponds.has(pond.id)) render.ponds.set(pond.id, Promise.resolve(pond));
 }
 
-/** A page row read once per page render, as ponds are: the body's read and the page screen's name the same page. */
+/** The body's read and the page screen's name the same page: one row for both. */
 export function pageOfRender(render: RenderReads, id: string): Promise<Page | null> {
-  let lookup = render.pages.get(id);
-  if (!lookup) {
-    lookup = PageModel.findByPk(id);
-    render.pages.set(id, lookup);
-  }
-  return lookup;
+  return sharedLookup(render.pages, id, (key) => PageModel.findByPk(key));
 }

@@ -6,11 +6,10 @@
  */
 import type { Task } from 'graphile-worker';
 import { compactIdleLogs, compactLogAfterSession, PAGE_LOG_COMPACTION_JOB } from '../../api/documents/logCompaction.ts';
+import { isUuid } from '../../api/policies/accessPolicy.ts';
 
 export const LOG_COMPACTION = 'log-compaction';
 export { PAGE_LOG_COMPACTION_JOB };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function logCompactionTask(): Task {
   return async (_payload, helpers) => {
@@ -24,7 +23,7 @@ export function pageLogCompactionTask(): Task {
   return async (payload, helpers) => {
     const pageId = (payload as { pageId?: unknown } | null)?.pageId;
     // A payload no server of ours wrote: retrying would not make it readable.
-    if (typeof pageId !== 'string' || !UUID.test(pageId)) {
+    if (!isUuid(pageId)) {
       helpers.logger.warn('page-log-compaction job without a page id: skipped');
       return;
     }
