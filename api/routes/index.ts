@@ -25,6 +25,11 @@ import { searchRoutes } from './searchRoutes.ts';
 import { setupRoutes } from './setupRoutes.ts';
 import { userRoutes } from './userRoutes.ts';
 import { versionRoutes } from './versionRoutes.ts';
+import { commentRoutes } from './commentRoutes.ts';
+import { watchRoutes } from './watchRoutes.ts';
+import { notificationRoutes } from './notificationRoutes.ts';
+import { unsubscribeRoutes } from './unsubscribeRoutes.ts';
+import { adminJobRoutes } from './adminJobRoutes.ts';
 
 export const internalApiRoutes: AnyRoute[] = [
   // For page renders in this process only; first, so no pattern of another route takes its path.
@@ -47,6 +52,10 @@ export const internalApiRoutes: AnyRoute[] = [
   ...pageRoutes,
   ...pageTreeRoutes,
   ...versionRoutes,
+  ...commentRoutes,
+  ...watchRoutes,
+  ...notificationRoutes,
+  ...unsubscribeRoutes,
   ...collabRoutes,
   ...favoriteRoutes,
   ...linkRoutes,
@@ -54,4 +63,5 @@ export const internalApiRoutes: AnyRoute[] = [
   ...adminSettingsRoutes,
   ...adminSiteRoutes,
   ...adminUserRoutes,
+  ...adminJobRoutes,
 ];

@@ -11,6 +11,7 @@ import * as mailByJob from './0006-mail-by-job.ts';
 import * as accountDeletion from './0007-account-deletion.ts';
 import * as publicLayer from './0008-public-layer.ts';
 import * as publicContentText from './0009-public-content-text.ts';
+import * as commentsNotifications from './0010-comments-notifications.ts';
 
 export interface Migration {
   name: string;
@@ -28,4 +29,5 @@ export const migrations: Migration[] = [
   { name: '0007-account-deletion', ...accountDeletion },
   { name: '0008-public-layer', ...publicLayer },
   { name: '0009-public-content-text', ...publicContentText },
+  { name: '0010-comments-notifications', ...commentsNotifications },
 ];
