@@ -8,6 +8,7 @@ import { bootstrapServices } from './bootstrap.ts';
 import { loadConfigOrExit } from './config.ts';
 import { attachCollabProxy } from './http/collabProxy.ts';
 import { createLogger } from './logger.ts';
+import { startMentionListener } from './notifications/eventNotifications.ts';
 import { startAccessChangeListener } from './policies/accessChangeListener.ts';
 import { startPublicLayer } from './publicPages/publicLayer.ts';
 
@@ -20,6 +21,7 @@ if (!config.databaseUrl) {
 
 const services = await bootstrapServices(config, config.databaseUrl, logger);
 const accessChanges = startAccessChangeListener(config.databaseUrl, logger);
+const mentions = startMentionListener(services.sequelize, config.databaseUrl, logger);
 const app = await createApp(services, { site: process.env.DT_SITE !== 'off' });
 const publicLayer = startPublicLayer(services, config.databaseUrl);
 const server = createServer(publicLayer.listener(app));
@@ -35,6 +37,7 @@ async function shutdown(signal: string): Promise<void> {
   server.closeIdleConnections();
   setTimeout(() => server.closeAllConnections(), 5000).unref();
   await accessChanges.stop();
+  await mentions.stop();
   await publicLayer.stop();
   await services.sequelize.close().catch(() => undefined);
   process.exit(0);

@@ -96,7 +96,7 @@ export async function startCollabServer(options: CollabServerOptions): Promise<C
     noticeCount: () => revalidation.notices,
     prepare: (pageId, payload) => persistence.prepare(pageId, payload),
   });
-  const versions = new CollabAutomaticVersions({ pool, logger, activeMs: options.snapshotActiveMs, isOpenHere: (pageId) => persistence.documents.has(pageId) });
+  const versions = new CollabAutomaticVersions({ pool, sequelize, logger, activeMs: options.snapshotActiveMs, isOpenHere: (pageId) => persistence.documents.has(pageId) });
   sessions.onAbandoned = (pageIds) => versions.versionAbandonedPages(pageIds);
   const runtime: CollabRuntime = { writer, sessions, maintenance, documents: persistence.documents };
 

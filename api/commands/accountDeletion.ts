@@ -14,7 +14,7 @@
  *   as it: the old name and address are unknown, the placeholder has no password.
  * - Its sessions end (`invalidateUserSessions`, in this transaction: the collab server hears
  *   `user_sessions_changed` once it commits and closes the account's sockets), and so do its
- *   one-time links, favorites, watches and quota overrides; the mail log's records of its
+ *   one-time links, favorites, watches, notifications and quota overrides; the mail log's records of its
  *   address are made to name the placeholder.
  * - Every grant naming it is removed, pond by pond under the per-pond lock, with the
  *   membership rules (a pond whose last admin it is refuses with `last_pond_admin`) and a
@@ -115,6 +115,7 @@ async function endPersonalData(target: User, formerEmail: string, transaction: T
   const sequelize = Grant.sequelize!;
   await sequelize.query(`DELETE FROM favorites WHERE user_id = :userId`, { replacements: { userId: target.id }, transaction, type: QueryTypes.DELETE });
   await sequelize.query(`DELETE FROM watches WHERE user_id = :userId`, { replacements: { userId: target.id }, transaction, type: QueryTypes.DELETE });
+  await sequelize.query(`DELETE FROM notifications WHERE user_id = :userId`, { replacements: { userId: target.id }, transaction, type: QueryTypes.DELETE });
   await sequelize.query(`UPDATE mail_outbox SET recipient = :placeholder WHERE lower(recipient) = lower(:formerEmail)`, {
     replacements: { placeholder: placeholder.email, formerEmail },
     transaction,

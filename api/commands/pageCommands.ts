@@ -13,6 +13,7 @@ import { uniqueViolationError } from '../db/uniqueViolations.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { Page, type Pond } from '../models/index.ts';
+import { autoWatchPage } from '../notifications/notificationFanOut.ts';
 import { syncLinksToPages } from '../pages/linkResolution.ts';
 import { derivePageSlug, isPageSlugConflict, pageSlugTaken } from '../pages/pageSlugs.ts';
 import { assertUsableLiveParent, placementKey, TreeFieldError, type Placement } from '../pages/pagePlacement.ts';
@@ -85,6 +86,8 @@ async function createPageOnce(sequelize: Sequelize, props: CreatePageProps, body
     await saveRenderedData(sequelize, { pageId: page.id, rendered: body.rendered, authorIds: [userId] }, transaction);
     await syncLinksToPages(sequelize, [page.id], transaction);
     await queuePageChanges(transaction, pond.id, [page.id], { treeChanged: true });
+    // The creator follows their page when their preference says so.
+    await autoWatchPage(sequelize, { userId, pageId: page.id, pondId: pond.id, preference: 'ownPages' }, transaction);
     return page;
   });
 }

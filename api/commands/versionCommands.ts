@@ -15,6 +15,7 @@ import { appendUpdates, loadDocumentState, loadYDoc, transactionClient, UPDATES_
 import { createVersion, loadVersion } from '../documents/versions.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import { Page } from '../models/index.ts';
+import { notifyPageEvent } from '../notifications/notificationFanOut.ts';
 
 /**
  * Restore: the pond row FOR SHARE, then the page row FOR NO KEY UPDATE — the order and modes
@@ -49,13 +50,18 @@ export interface CreateManualVersionProps {
 /**
  * Snapshots the page's current document as a `MANUAL` version created by the user. Its
  * contributors are those who edited since the previous version (consumed here), not the user.
+ * A named one notifies the page's watchers in the same transaction, the user as the actor.
  */
 export async function createManualVersion(sequelize: Sequelize, props: CreateManualVersionProps): Promise<{ id: string }> {
   return sequelize.transaction(async (transaction) => {
     await lockLivePage(sequelize, props.page.id, transaction, LOCK_FOR_SNAPSHOT);
     const db = transactionClient(transaction);
     const { state } = await loadDocumentState(db, props.page.id);
-    return createVersion(db, { pageId: props.page.id, trigger: 'MANUAL', label: props.label || null, createdBy: props.userId, state });
+    const label = props.label || null;
+    const version = await createVersion(db, { pageId: props.page.id, trigger: 'MANUAL', label, createdBy: props.userId, state });
+    // A named version tells the page's watchers (an unnamed one is a private checkpoint).
+    if (label) await notifyPageEvent(sequelize, { type: 'page_changed', pageId: props.page.id, actorIds: [props.userId], versionLabel: label }, transaction);
+    return version;
   });
 }
 

@@ -80,21 +80,23 @@ describe('deleting an account', () => {
     assert.equal(audit.details.username, credentials.username);
   });
 
-  test('drops what only served the person: favorites, watches, quota overrides; the mail log names the placeholder', async () => {
+  test('drops what only served the person: favorites, watches, notifications, quota overrides; the mail log names the placeholder', async () => {
     const { user, client, credentials } = await createVerifiedUser(instance);
     const pond = await personalPondOf(user.id);
     const page = await client.post(`/ponds/${pond.id}/pages`, { title: 'Favorite page' });
     assert.equal(page.status, 201, page.text);
     assert.equal((await client.request('PUT', `/pages/${page.body.id}/favorite`)).status, 204);
     const sql = (query: string) => instance.services.sequelize.query(query, { replacements: { userId: user.id, pondId: pond.id, pageId: page.body.id } });
-    await sql(`INSERT INTO watches (user_id, target_type, pond_id, page_id) VALUES (:userId, 'page', :pondId, :pageId), (:userId, 'pond', :pondId, NULL)`);
+    // Creating the page watched it already (autoWatchOwnPages).
+    await sql(`INSERT INTO watches (user_id, target_type, pond_id, page_id) VALUES (:userId, 'page', :pondId, :pageId), (:userId, 'pond', :pondId, NULL) ON CONFLICT DO NOTHING`);
+    await sql(`INSERT INTO notifications (user_id, type, pond_id, page_id, payload) VALUES (:userId, 'page_changed', :pondId, :pageId, '{}')`);
     await QuotaOverride.create({ pondId: null, userId: user.id, quota: 'storage_bytes', value: 1000, updatedBy: adminId });
     await MailOutboxEntry.create({ recipient: credentials.email.toUpperCase(), kind: 'verify_email', status: 'not_configured', error: null });
     const count = async (table: string) => ((await instance.services.sequelize.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE user_id = :userId`, { replacements: { userId: user.id }, type: QueryTypes.SELECT }))[0]!.n);
-    assert.deepEqual([await count('favorites'), await count('watches'), await count('quota_overrides')], [1, 2, 1]);
+    assert.deepEqual([await count('favorites'), await count('watches'), await count('notifications'), await count('quota_overrides')], [1, 2, 1, 1]);
 
     assert.equal((await remove(admin, user.id)).status, 204);
-    assert.deepEqual([await count('favorites'), await count('watches'), await count('quota_overrides')], [0, 0, 0]);
+    assert.deepEqual([await count('favorites'), await count('watches'), await count('notifications'), await count('quota_overrides')], [0, 0, 0, 0]);
     assert.equal(await MailOutboxEntry.count({ where: { recipient: credentials.email.toUpperCase() } }), 0);
     assert.equal(await MailOutboxEntry.count({ where: { recipient: `deleted-${user.id}@invalid` } }), 1);
   });

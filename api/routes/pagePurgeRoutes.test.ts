@@ -121,7 +121,8 @@ describe('page purge and the trash list', () => {
       const [doomed, kept] = [id('Doomed'), id('Kept')];
       for (const user of [cast.editor, cast.reader]) {
         await sql(`INSERT INTO favorites (user_id, page_id, pond_id) VALUES (:userId, :pageId, :pondId) RETURNING user_id`, { userId: user.user.id, pageId: doomed, pondId: pond.id });
-        await sql(`INSERT INTO watches (user_id, target_type, pond_id, page_id) VALUES (:userId, 'page', :pondId, :pageId) RETURNING id`, { userId: user.user.id, pageId: doomed, pondId: pond.id });
+        // The editor created the page and watches it already (autoWatchOwnPages).
+        await sql(`INSERT INTO watches (user_id, target_type, pond_id, page_id) VALUES (:userId, 'page', :pondId, :pageId) ON CONFLICT DO NOTHING RETURNING id`, { userId: user.user.id, pageId: doomed, pondId: pond.id });
       }
       await sql(`INSERT INTO watches (user_id, target_type, pond_id) VALUES (:userId, 'pond', :pondId) RETURNING id`, { userId: cast.editor.user.id, pondId: pond.id });
       await seedPageLabels((await Page.findByPk(doomed))!, [await seedLabel(pond.id, 'Topic')]);

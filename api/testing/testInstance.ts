@@ -12,6 +12,7 @@ import { bootstrapServices } from '../bootstrap.ts';
 import { parseConfig } from '../config.ts';
 import { attachCollabProxy } from '../http/collabProxy.ts';
 import { createLogger, type Logger } from '../logger.ts';
+import { startMentionListener, type MentionListener } from '../notifications/eventNotifications.ts';
 import { startAccessChangeListener } from '../policies/accessChangeListener.ts';
 import { invalidateAllPondAccess } from '../policies/pondAccessCache.ts';
 import { startPublicLayer, type PublicLayer } from '../publicPages/publicLayer.ts';
@@ -23,6 +24,8 @@ export interface TestInstance {
   baseUrl: string;
   services: AppServices;
   publicLayer: PublicLayer;
+  /** Delivers `mentioned` notifications from `page_mentions_changed`, as the API process does. */
+  mentions: MentionListener;
   close: () => Promise<void>;
 }
 
@@ -58,6 +61,7 @@ export async function startTestInstance(options: TestInstanceOptions = {}): Prom
   forgetSetupCompletion();
   invalidateAllPondAccess();
   const accessChanges = startAccessChangeListener(database.url, services.logger);
+  const mentions = startMentionListener(services.sequelize, database.url, services.logger);
   const app = await createApp(services, { site: options.site ?? false });
   const publicLayer = startPublicLayer(services, database.url);
   server.on('request', publicLayer.listener(app));
@@ -66,10 +70,12 @@ export async function startTestInstance(options: TestInstanceOptions = {}): Prom
     baseUrl,
     services,
     publicLayer,
+    mentions,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await accessChanges.stop();
+      await mentions.stop();
       await publicLayer.stop();
       await services.sequelize.close();
       await database.drop();

@@ -4,18 +4,25 @@
  * up to `activeGapMs` count as active). Pages whose participants all vanished with a crashed
  * instance get the version their leaving would have taken, from the log
  * (`versionAbandonedPages`, called by the session registry's reaper).
+ *
+ * Each such version notifies the page's watchers (`page_changed`, its contributors as the
+ * actors) once it is written; a failed notification is logged and leaves the version be.
  */
 import type { Document, Extension, onChangePayload, onDisconnectPayload } from '@hocuspocus/server';
 import type pg from 'pg';
+import type { Sequelize } from 'sequelize';
 import * as Y from 'yjs';
 import { loadDocumentState } from '../../api/documents/documentLog.ts';
 import { createVersion } from '../../api/documents/versions.ts';
 import type { Logger } from '../../api/logger.ts';
+import { notifyAutomaticVersion } from '../../api/notifications/eventNotifications.ts';
 import { documentWritten } from '../durableAcks.ts';
 import { withDefaults } from './configuration.ts';
 
 export interface AutomaticVersionsConfiguration {
   pool: pg.Pool;
+  /** For the watchers' notification of each version (bound to the models). */
+  sequelize: Sequelize;
   logger: Logger;
   /** Active editing time between automatic versions. */
   activeMs: number;
@@ -67,7 +74,8 @@ export class CollabAutomaticVersions implements Extension {
       const { rows } = await pool.query(`SELECT 1 FROM page_contributors WHERE page_id = $1 LIMIT 1`, [pageId]);
       if (rows.length === 0) continue;
       const { state } = await loadDocumentState(pool, pageId);
-      await createVersion(pool, { pageId, trigger: 'auto', state });
+      const version = await createVersion(pool, { pageId, trigger: 'auto', state });
+      await this.notifyWatchers(version.id, pageId);
     }
   }
 
@@ -75,7 +83,16 @@ export class CollabAutomaticVersions implements Extension {
     time.editedSinceVersion = false;
     time.activeMs = 0;
     await documentWritten(document);
-    await createVersion(this.configuration.pool, { pageId: document.name, trigger: 'auto', state: Y.encodeStateAsUpdate(document) });
+    const version = await createVersion(this.configuration.pool, { pageId: document.name, trigger: 'auto', state: Y.encodeStateAsUpdate(document) });
+    await this.notifyWatchers(version.id, document.name);
+  }
+
+  private async notifyWatchers(versionId: string, pageId: string): Promise<void> {
+    try {
+      await notifyAutomaticVersion(this.configuration.sequelize, versionId);
+    } catch (error) {
+      this.configuration.logger.error({ err: (error as Error).message, pageId, versionId }, 'notifying the watchers of an automatic version failed');
+    }
   }
 
   private failed(error: unknown, pageId: string): void {
