@@ -84,6 +84,18 @@ export const timelineCursor = cursorCodec<TimelineCursor>(
   (cursor) => [cursor.createdKey, cursor.id],
 );
 
+/** Where the notification list continues: unread first, then newest first (`read`, `updated_at` in UTC with microseconds, id). */
+export interface NotificationCursor {
+  read: boolean;
+  updatedKey: string;
+  id: string;
+}
+
+export const notificationCursor = cursorCodec<NotificationCursor>(
+  z.tuple([z.boolean(), utcKey, id]).transform(([read, updatedKey, rowId]) => ({ read, updatedKey, id: rowId })),
+  (cursor) => [cursor.read, cursor.updatedKey, cursor.id],
+);
+
 /** Where a page of search results ended in the ranked order (tier, rank best first, page id). */
 export interface SearchCursor {
   tier: 0 | 1 | 2;

@@ -235,6 +235,9 @@ function paramValue(segments: string[], index: number, fixtures: SweepFixtures):
   const byCollection: Record<string, string> = {
     ponds: fixtures.pondId,
     pages: fixtures.pageId,
+    // `/watches/page/:id`, `/watches/pond/:id`
+    page: fixtures.pageId,
+    pond: fixtures.pondId,
     labels: fixtures.labelId,
     versions: fixtures.versionId,
     users: fixtures.memberId,
