@@ -147,6 +147,21 @@ describe('notification hooks', () => {
       const third = await save(page.id, [cast.editor.user.id], { id: cast.outsider.user.id, label: 'X' }, { id: cast.owner.user.id, label: 'O' });
       assert.deepEqual(third.addedMentionUserIds, []);
     });
+
+    test('a page newly mentioning 250 people saves, and every one of them who may read it hears of it', async () => {
+      const pond = await cast.seedTeamPond();
+      await seedGrant(pond.id, { subject: { type: 'signed-in' }, role: 'reader' });
+      const page = await seedPage(pond.id, 'Everyone');
+      const people = await sequelize().query<{ id: string }>(
+        `INSERT INTO users (username, email, display_name, status)
+         SELECT 'crowd' || i || '-' || md5(random()::text), 'crowd' || i || '-' || md5(random()::text) || '@example.org', 'Crowd ' || i, 'ACTIVE'
+           FROM generate_series(1, 250) AS i RETURNING id`,
+        { type: QueryTypes.SELECT },
+      );
+      const saved = await save(page.id, [cast.editor.user.id], ...people.map((person, index) => ({ id: person.id, label: `Crowd ${index}` })));
+      assert.equal(saved.addedMentionUserIds.length, 250);
+      await waitFor(async () => (await mentioned(page.id)).length === 250, 10_000, 'all 250 mentions');
+    });
   });
 
   test('deleting an account deletes its notifications', async () => {
