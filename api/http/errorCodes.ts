@@ -63,6 +63,17 @@ export const ERROR_STATUS = {
   page_trashed: 404,
   /** Restore or purge of a page that is live. */
   page_not_trashed: 409,
+  // Comments
+  comment_empty: 400,
+  /** `details.maxLength`: the limit in characters. */
+  comment_too_long: 400,
+  comment_reply_to_reply: 400,
+  comment_anchor_on_reply: 400,
+  /** Resolve or reopen of a reply: only a thread's root carries its state. */
+  comment_not_root: 400,
+  comment_not_author: 403,
+  /** Deleting a root that has replies: pond admins only (it takes the replies with it). */
+  comment_has_replies: 403,
   // Plugins
   plugin_not_optional: 409,
   // Public API and tokens
