@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { HOSTILE, homeModel, hostilePageModel, legalModel, pondIndexModel, richPageModel } from '../testing/publicDocumentModels.ts';
+import { HOSTILE, commentedPageModel, homeModel, hostilePageModel, legalModel, pondIndexModel, richPageModel } from '../testing/publicDocumentModels.ts';
 import { ensureSiteBuilt } from '../../scripts/build-site.ts';
 import { assertStaticDocument, createPublicDocumentRenderer, renderPublicDocumentHtml } from './astroDocumentRenderer.ts';
 import type { PublicDocumentModel } from './publicDocumentModel.ts';
@@ -162,6 +162,38 @@ describe('renderPublicDocumentHtml', () => {
     }
     assert.match(html, /Zuletzt geändert am <time datetime="2025-03-05T14:03:27.000Z">5. März 2025 um 14:03 UTC<\/time>/);
     assert.match(html, /<meta property="og:locale" content="de_DE">/);
+  });
+
+  test('open comment threads: quote, authors, dates, sanitized bodies and replies, every text escaped; none without comments', async () => {
+    const html = await renderPublicDocumentHtml(commentedPageModel({}, { hostile: true }));
+    assert.doesNotMatch(html, /<script/i);
+    const comments = section(html, '<section class="doc-comments" aria-labelledby="comments-heading">', '</section>');
+    assert.match(comments, /<h2 class="related-heading" id="comments-heading">Comments<\/h2>/);
+    assert.equal(comments.match(/<li class="comment-thread">/g)?.length, 2);
+    assert.equal(comments.match(/<article class="comment">/g)?.length, 4);
+    assert.ok(comments.includes(`<blockquote class="comment-quote"><span class="visually-hidden">About the passage: </span>Measure in the morning, before the sun warms the surface. ${HOSTILE_IN_TEXT}</blockquote>`));
+    assert.ok(comments.includes(`<span class="comment-author">Ada Lindqvist ${HOSTILE_IN_TEXT}</span><time datetime="2025-03-06T09:15:00.000Z">March 6, 2025 at 9:15 AM UTC</time><span class="comment-edited">edited</span>`));
+    assert.ok(comments.includes(`<span class="comment-author">Cleo Donaudampfschifffahrtsgesellschaft ${HOSTILE_IN_TEXT}</span>`));
+    // The body is the comment renderer's HTML: its markup stays, typed markup is text.
+    assert.ok(comments.includes('<div class="comment-body"><p>Is the <strong>north inlet</strong> still clear after the storm? &#x3C;script>alert(1)&#x3C;/script>"\'&#x26;</p></div>'));
+    assert.match(comments, /<ol class="comment-replies" aria-label="Replies"><li><article class="comment"><p class="comment-meta"><span class="comment-author">Bert<\/span>/);
+    assert.match(comments, /<blockquote>\n<p>checked on Monday<\/p>\n<\/blockquote>/);
+    // A code block scrolls inside its box, so it is a tab stop, as in the page body.
+    assert.match(comments, /<pre tabindex="0"><code>if \(readings/);
+    assert.equal(comments.match(/<ol class="comment-replies"/g)?.length, 1, 'a thread without replies has no reply list');
+    // Comments come after the page's own related lists.
+    assert.ok(html.indexOf('id="backlinks-heading"') < html.indexOf('id="comments-heading"'));
+
+    const german = await renderPublicDocumentHtml(commentedPageModel({ locale: 'de' }));
+    for (const label of ['>Kommentare</h2>', 'Zur Textstelle: </span>', '>bearbeitet</span>', 'aria-label="Antworten"', '6. März 2025 um 09:15 UTC']) {
+      assert.ok(german.includes(label), `German: ${label}`);
+    }
+
+    for (const model of [richPageModel(), richPageModel({ children: [], backlinks: [] })]) {
+      const plain = await renderPublicDocumentHtml(model);
+      assert.doesNotMatch(plain, /doc-comments|comments-heading|class="comment/);
+    }
+    assert.doesNotMatch(await renderPublicDocumentHtml(richPageModel({ children: [], backlinks: [] })), /class="doc-related"/);
   });
 
   test('contents only from two headings on', async () => {

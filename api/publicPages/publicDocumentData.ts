@@ -10,6 +10,7 @@
  */
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { expandPlaceholders, MAX_TRANSCLUSION_DEPTH, type TransclusionTarget } from '../../content-pipeline/index.ts';
+import { OPEN_THREADS_COLUMN, type OpenThreadJson } from '../comments/publicCommentThreads.ts';
 import { queryPrepared, type PreparedStatement } from '../db/preparedStatement.ts';
 import { ANONYMOUS, SubjectAccess } from '../policies/grantResolution.ts';
 import { loadPondAccess } from '../policies/pondAccessCache.ts';
@@ -49,6 +50,8 @@ export interface PublicPageData {
   markdown: string;
   outline: { level: number; text: string; id: string }[];
   plainText: string;
+  /** The open comment threads, oldest first. */
+  comments: OpenThreadJson[];
   /** Pages whose change may change this document; `shown` when the document shows them. */
   dependsOn: PageDependency[];
 }
@@ -88,11 +91,11 @@ export async function findPageBySlugs(sequelize: Sequelize, pondSlug: string, pa
  * Everything a page's document shows, in one statement (generation runs on every change of
  * anything a document shows, and on demand; one round trip instead of seven): the page and its
  * content, its pond, its ancestors (root first), children, backlink sources, the slugs it
- * transcludes, and every page those slugs reach within the nesting limit. Which of these the
- * public may see is decided afterwards, by the policy module.
+ * transcludes, every page those slugs reach within the nesting limit, and its open comment
+ * threads. Which of the pages the public may see is decided afterwards, by the policy module.
  */
 const PAGE_DATA: PreparedStatement = {
-  name: 'dt-public-page-data-1',
+  name: 'dt-public-page-data-2',
   text: `
   WITH RECURSIVE
   page AS (
@@ -130,7 +133,8 @@ const PAGE_DATA: PreparedStatement = {
     (SELECT COALESCE(json_agg(json_build_object('id', p.id, 'slug', p.slug, 'title', p.title, 'html', c.html,
               'targets', ARRAY(SELECT t.target_slug FROM page_transclusions t WHERE t.source_page_id = p.id))), '[]')
        FROM pages p JOIN page_contents c ON c.page_id = p.id
-      WHERE p.pond_id = page.pond_id AND p.trashed_at IS NULL AND lower(p.slug) IN (SELECT slug FROM reached)) AS transcluded
+      WHERE p.pond_id = page.pond_id AND p.trashed_at IS NULL AND lower(p.slug) IN (SELECT slug FROM reached)) AS transcluded,
+    ${OPEN_THREADS_COLUMN} AS comments
   FROM page JOIN ponds po ON po.id = page.pond_id AND po.trashed_at IS NULL`,
 };
 
@@ -156,6 +160,7 @@ interface PageDataRow extends PageRow {
   backlinks: LinkedPage[];
   transclusion_slugs: string[];
   transcluded: (LinkedPage & { html: string; targets: string[] })[];
+  comments: OpenThreadJson[];
 }
 
 /**
@@ -221,6 +226,7 @@ export async function loadPublicPageData(sequelize: Sequelize, pageId: string, t
     markdown: row.markdown ?? '',
     outline: row.outline ?? [],
     plainText: row.plain_text ?? '',
+    comments: row.comments,
     dependsOn: [...dependsOn].map(([pageId, shown]) => ({ pageId, shown })),
   };
 }

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 import type { Sequelize, Transaction } from 'sequelize';
+import { publicThreadsOf } from '../comments/publicCommentThreads.ts';
 import { apiText } from '../i18n/apiTexts.ts';
 import { getAllSettings, getSetting } from '../settings/instanceSettings.ts';
 import { DEFAULT_FONTS } from '../ponds/fontCatalog.ts';
@@ -105,6 +106,7 @@ function baseModel(site: SiteContext, fields: Pick<PublicDocumentModel, 'kind' |
     bodyHtml: '',
     children: [],
     backlinks: [],
+    comments: [],
     tree: [],
     updatedAt: null,
     pluginStyles: '',
@@ -129,6 +131,7 @@ export function pageModel(site: SiteContext, data: PublicPageData): PublicDocume
     bodyHtml: data.bodyHtml,
     children: data.children.map(link),
     backlinks: data.backlinks.map(link),
+    comments: publicThreadsOf(data.comments, site.locale),
     updatedAt: page.updatedAt.toISOString(),
     pluginStyles: activePluginStyles(pond.id),
   };

@@ -26,6 +26,24 @@ export interface PublicTreeNode extends PublicLink {
   children: PublicTreeNode[];
 }
 
+/** One comment as a public page shows it (read-only). */
+export interface PublicComment {
+  /** Display name ("Deleted user", localized, for a deleted account). */
+  author: string;
+  /** ISO time. */
+  createdAt: string;
+  edited: boolean;
+  /** Sanitized at write time by the comment renderer (content-pipeline `renderCommentHtml`). */
+  bodyHtml: string;
+}
+
+/** An open comment thread: its root and replies, oldest first. */
+export interface PublicCommentThread extends PublicComment {
+  /** The passage the thread is about, as quoted when it was started; null when not anchored. */
+  quote: string | null;
+  replies: PublicComment[];
+}
+
 export interface PublicDocumentModel {
   kind: PublicDocumentKind;
   /** The instance default locale: labels of the layout (breadcrumbs, "Contents", footer). */
@@ -52,6 +70,8 @@ export interface PublicDocumentModel {
   children: PublicLink[];
   /** Public pages linking here, by title. */
   backlinks: PublicLink[];
+  /** A page's open comment threads, oldest first; nothing is shown when empty. */
+  comments: PublicCommentThread[];
   /** The pond index only: the public page tree. */
   tree: PublicTreeNode[];
   /** ISO time of the last content change, or null (site documents). */

@@ -4,7 +4,7 @@
  * words), a pond index, a landing page and a legal page. Hostile strings go into every text the
  * layout prints, so the tests can prove they come out escaped.
  */
-import { documentToHtml, expandPlaceholders, extract, markdownToDocument } from '../../content-pipeline/index.ts';
+import { documentToHtml, expandPlaceholders, extract, markdownToDocument, renderCommentHtml } from '../../content-pipeline/index.ts';
 import { DEFAULT_FONTS } from '../ponds/fontCatalog.ts';
 import type { PublicDocumentModel } from '../publicPages/publicDocumentModel.ts';
 
@@ -106,6 +106,7 @@ export function richPageModel(overrides: Partial<PublicDocumentModel> = {}): Pub
       { title: 'Volunteer rota', href: '/field-guide/volunteer-rota' },
       { title: 'Annual report 2024', href: '/field-guide/annual-report-2024' },
     ],
+    comments: [],
     tree: [],
     updatedAt: '2025-03-05T14:03:27.000Z',
     pluginStyles: '',
@@ -131,6 +132,39 @@ export function hostilePageModel(): PublicDocumentModel {
     bodyHtml: '<h2 id="h-one">Heading &lt;script&gt;</h2><p>Body</p><h2 id="h-two">Second</h2>',
     children: [{ title: `Child ${HOSTILE}`, href: '/field-guide/child' }],
     backlinks: [{ title: `Backlink ${HOSTILE}`, href: '/field-guide/backlink' }],
+  });
+}
+
+/**
+ * A page with two open threads (one anchored, with replies; one with a code block), bodies from
+ * the real comment renderer; with `hostile`, the hostile string in every comment text the
+ * layout prints.
+ */
+export function commentedPageModel(overrides: Partial<PublicDocumentModel> = {}, options: { hostile?: boolean } = {}): PublicDocumentModel {
+  const extra = options.hostile ? ` ${HOSTILE}` : '';
+  return richPageModel({
+    comments: [
+      {
+        author: `Ada Lindqvist${extra}`,
+        createdAt: '2025-03-06T09:15:00.000Z',
+        edited: true,
+        bodyHtml: renderCommentHtml(`Is the **north inlet** still clear after the storm?${extra}`),
+        quote: `Measure in the morning, before the sun warms the surface.${extra}`,
+        replies: [
+          { author: 'Bert', createdAt: '2025-03-06T10:02:00.000Z', edited: false, bodyHtml: renderCommentHtml('Yes, checked on Monday.') },
+          { author: `Cleo Donaudampfschifffahrtsgesellschaft${extra}`, createdAt: '2025-03-07T16:45:00.000Z', edited: false, bodyHtml: renderCommentHtml('> checked on Monday\n\nThanks! I will add the reading to the table.') },
+        ],
+      },
+      {
+        author: 'Dora',
+        createdAt: '2025-03-08T08:00:00.000Z',
+        edited: false,
+        bodyHtml: renderCommentHtml('The script needs a guard:\n\n```ts\nif (readings.length === 0) return Number.NaN; // a long line that must scroll inside its own box on a phone\n```'),
+        quote: null,
+        replies: [],
+      },
+    ],
+    ...overrides,
   });
 }
 
@@ -180,6 +214,7 @@ export function homeModel(overrides: Partial<PublicDocumentModel> = {}): PublicD
     bodyHtml: '<h1 id="h-welcome">Welcome to the Village Wiki</h1><p>Here the village writes down what it knows: the <a href="/field-guide">field guide</a> to the pond, the club calendar and more.</p>',
     children: [],
     backlinks: [],
+    comments: [],
     tree: [],
     updatedAt: null,
     pluginStyles: '',

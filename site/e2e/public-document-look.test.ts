@@ -19,7 +19,7 @@ import { serveFontAsset } from '../../api/http/fontAssets.ts';
 import { freePort } from '../../api/testing/freePort.ts';
 import { PUBLIC_DOCUMENT_ROUTE, renderPublicDocumentHtml } from '../../api/publicPages/astroDocumentRenderer.ts';
 import type { PublicDocumentModel } from '../../api/publicPages/publicDocumentModel.ts';
-import { homeModel, legalModel, pondIndexModel, richPageModel } from '../../api/testing/publicDocumentModels.ts';
+import { commentedPageModel, homeModel, legalModel, pondIndexModel, richPageModel } from '../../api/testing/publicDocumentModels.ts';
 import { createTranslator } from '../../editor/src/i18n/translator.ts';
 import { ensureSiteBuilt } from '../../scripts/build-site.ts';
 import { expectAccessible } from './axe.ts';
@@ -193,6 +193,7 @@ describe('the generated public document in Chromium', () => {
       const prefix = `/${look.shape}`;
       const screens: [string, PublicDocumentModel][] = [
         ['page', richPageModel({ locale: look.locale })],
+        ['page-comments', commentedPageModel({ locale: look.locale, outline: [], children: [], backlinks: [] })],
         ['pond', pondIndexModel({ locale: look.locale })],
         ['pond-empty', pondIndexModel({ locale: look.locale, tree: [] })],
         ['home', homeModel({ locale: look.locale })],
@@ -211,6 +212,7 @@ describe('the generated public document in Chromium', () => {
           await expectAccessible(reader.page, screen);
           if (name === 'page') await expectVisibleFocus(reader.page, screen);
           if (name === 'pond-empty') await reader.page.getByText(t('public.pondEmpty')).waitFor();
+          if (name === 'page-comments') assert.equal(await reader.page.getByRole('region', { name: t('public.comments') }).getByRole('article').count(), 4, screen);
           await shoot(reader.page, look.shape, name);
         }
         assert.deepEqual(reader.problems, []);
