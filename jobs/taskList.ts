@@ -9,11 +9,12 @@ import type { Logger } from '../api/logger.ts';
 import type { Mailer } from '../api/mail/mailer.ts';
 import { ACCOUNT_MAIL, accountMailTask } from './tasks/accountMailTask.ts';
 import { LOG_COMPACTION, logCompactionTask, PAGE_LOG_COMPACTION_JOB, pageLogCompactionTask } from './tasks/logCompactionTask.ts';
+import { NOTIFICATION_DIGEST, notificationDigestTask } from './tasks/notificationDigestTask.ts';
 import { PUBLIC_DOCUMENTS_JOB, publicDocumentsTask } from './tasks/publicDocumentsTask.ts';
 import { SEARCH_LEXICON_REFRESH, searchLexiconTask } from './tasks/searchLexiconTask.ts';
 import { VERSION_THINNING, versionThinningTask } from './tasks/versionThinningTask.ts';
 
-export { ACCOUNT_MAIL, LOG_COMPACTION, PAGE_LOG_COMPACTION_JOB, PUBLIC_DOCUMENTS_JOB, SEARCH_LEXICON_REFRESH, VERSION_THINNING };
+export { ACCOUNT_MAIL, LOG_COMPACTION, NOTIFICATION_DIGEST, PAGE_LOG_COMPACTION_JOB, PUBLIC_DOCUMENTS_JOB, SEARCH_LEXICON_REFRESH, VERSION_THINNING };
 
 export interface TaskDependencies {
   /** Bound to the models (`initModels`): commands read settings through them. */
@@ -26,6 +27,8 @@ export interface TaskDependencies {
   mailer: Mailer;
   /** `BASE_URL`: the origin of mailed links when setup saved none. */
   baseUrl: string;
+  /** The instance's session secret: keys the unsubscribe links of digest mails. */
+  sessionSecret: string;
 }
 
 export const TRASH_PURGE = 'trash-purge';
@@ -49,5 +52,7 @@ export function createTaskList(dependencies: TaskDependencies): TaskList {
     [ACCOUNT_MAIL]: accountMailTask(dependencies),
     /** Regenerates the public documents that queued changes affect; enqueued in the changes' transactions. */
     [PUBLIC_DOCUMENTS_JOB]: publicDocumentsTask(dependencies),
+    /** Mails each due user one digest of their unread, unmailed notifications; every 15 minutes. */
+    [NOTIFICATION_DIGEST]: notificationDigestTask(dependencies),
   };
 }

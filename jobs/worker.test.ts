@@ -27,12 +27,12 @@ import { freePort } from '../api/testing/freePort.ts';
 import { waitFor } from '../api/testing/polling.ts';
 import { createTestDatabase } from '../api/testing/testDatabase.ts';
 import { CRONTAB } from './crontab.ts';
-import { createTaskList, LOG_COMPACTION, PAGE_LOG_COMPACTION_JOB, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING } from './taskList.ts';
+import { createTaskList, LOG_COMPACTION, NOTIFICATION_DIGEST, PAGE_LOG_COMPACTION_JOB, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING } from './taskList.ts';
 import { graphileLoggerFor, startWorker, type RunningWorker } from './worker.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const logger = createLogger(process.env.DT_TEST_LOG_LEVEL ?? 'silent', 'worker');
-const mail = { mailer: new Mailer({ fallback: null, logger }), baseUrl: 'http://127.0.0.1:3000' };
+const mail = { mailer: new Mailer({ fallback: null, logger }), baseUrl: 'http://127.0.0.1:3000', sessionSecret: 'worker-test-session-secret-0123456789abcdef' };
 
 /** Jobs run in the worker's own time: poll the database or its output for a while. */
 const JOB_PATIENCE_MS = 20_000;
@@ -85,7 +85,7 @@ describe('worker', () => {
     return new Set(rows.map((row) => row.id));
   }
 
-  test('the crontab parses, names only tasks the worker has, runs the purge and the compaction hourly, the thinning and the lexicon refresh daily', () => {
+  test('the crontab parses, names only tasks the worker has, runs the purge and the compaction hourly, the thinning and the lexicon refresh daily, the digest every 15 minutes', () => {
     const items = parseCrontab(CRONTAB);
     const tasks = Object.keys(createTaskList({ sequelize, dataDir, logger, ...mail }));
     assert.ok(items.length > 0);
@@ -108,6 +108,10 @@ describe('worker', () => {
     assert.ok(lexicon, 'the search lexicon refresh is scheduled');
     const lexiconSlots = Array.from({ length: 24 * 60 }, (_, minute) => ({ min: minute % 60, hour: Math.floor(minute / 60), date: 9, month: 5, dow: 2 })).filter((slot) => lexicon.match(slot));
     assert.equal(lexiconSlots.length, 1, 'once a day');
+    const digest = items.find((item) => item.task === NOTIFICATION_DIGEST);
+    assert.ok(digest, 'the notification digest is scheduled');
+    const digestSlots = Array.from({ length: 60 }, (_, minute) => ({ min: minute, hour: 13, date: 9, month: 5, dow: 2 })).filter((slot) => digest.match(slot));
+    assert.deepEqual(digestSlots.map((slot) => slot.min), [0, 15, 30, 45], 'every 15 minutes');
     for (const line of CRONTAB.split('\n')) {
       const task = line.split(' ')[5];
       assert.match(line, new RegExp(`[?&]jobKey=${task}(&|$)`), `${task} keeps one pending job`);
@@ -119,7 +123,7 @@ describe('worker', () => {
       const rows = await sequelize.query<{ identifier: string }>('SELECT identifier FROM graphile_worker._private_known_crontabs', { type: QueryTypes.SELECT });
       return rows.length > 0 ? rows.map((row) => row.identifier) : undefined;
     }, JOB_PATIENCE_MS, 'the crontab to be registered', { intervalMs: 50 });
-    assert.deepEqual(identifiers.sort(), [LOG_COMPACTION, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING].sort());
+    assert.deepEqual(identifiers.sort(), [LOG_COMPACTION, NOTIFICATION_DIGEST, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING].sort());
   });
 
   test('a purge job removes pages trashed longer than the retention and keeps the rest', async () => {

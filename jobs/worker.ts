@@ -24,6 +24,8 @@ export interface WorkerDependencies {
   mailer: Mailer;
   /** `BASE_URL`: the origin of mailed links when setup saved none. */
   baseUrl: string;
+  /** The instance's session secret (signed links in mails). */
+  sessionSecret: string;
 }
 
 const PINO_LEVELS = { error: 'error', warning: 'warn', info: 'info', debug: 'debug' } as const satisfies Record<LogLevel, string>;
@@ -118,7 +120,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   try {
     const mailer = new Mailer({ fallback: config.smtpFallback, logger });
-    worker = await startWorker({ databaseUrl, sequelize, dataDir: config.dataDir, logger, mailer, baseUrl: config.baseUrl });
+    worker = await startWorker({ databaseUrl, sequelize, dataDir: config.dataDir, logger, mailer, baseUrl: config.baseUrl, sessionSecret: config.sessionSecret });
   } catch (error) {
     // Non-zero, so the supervisor (or systemd, Docker) restarts it with backoff.
     logger.fatal({ err: error }, 'worker could not start');

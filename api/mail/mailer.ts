@@ -16,8 +16,9 @@ import { renderMail, type MailTemplate } from './templates.ts';
 
 const SMTP_TIMEOUT_MS = 10_000;
 
-export function createSmtpTransport(settings: SmtpSettings) {
-  return nodemailer.createTransport({
+/** How to reach the relay, for one transport per mail (below) and the digest's pooled one (mailBatch.ts). */
+export function smtpConnectionOptions(settings: SmtpSettings) {
+  return {
     host: settings.host,
     port: settings.port,
     secure: settings.secure,
@@ -25,7 +26,11 @@ export function createSmtpTransport(settings: SmtpSettings) {
     connectionTimeout: SMTP_TIMEOUT_MS,
     greetingTimeout: SMTP_TIMEOUT_MS,
     socketTimeout: SMTP_TIMEOUT_MS,
-  });
+  };
+}
+
+export function createSmtpTransport(settings: SmtpSettings) {
+  return nodemailer.createTransport(smtpConnectionOptions(settings));
 }
 
 /** A relay refused or dropped a mail. The message is the transport's, which never holds the body. */

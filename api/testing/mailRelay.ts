@@ -63,6 +63,7 @@ export async function startMailRelay(instance: TestInstance, options: { logger?:
     logger,
     mailer: new Mailer({ fallback: config.smtpFallback, logger }),
     baseUrl: config.baseUrl,
+    sessionSecret: config.sessionSecret,
   });
 
   const linkPattern = (page: LinkPage) => new RegExp(`https?://[^\\s"<>]+/${page}\\?token=[A-Za-z0-9_-]+`);

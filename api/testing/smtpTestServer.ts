@@ -19,7 +19,8 @@ export interface SmtpTestServer {
   close: () => Promise<void>;
 }
 
-export async function startSmtpTestServer(options: { rejectRecipients?: boolean } = {}): Promise<SmtpTestServer> {
+/** `rejectRecipients`: refuse every recipient, or those the function picks (550, as a mailbox that does not exist). */
+export async function startSmtpTestServer(options: { rejectRecipients?: boolean | ((address: string) => boolean) } = {}): Promise<SmtpTestServer> {
   const messages: ReceivedMail[] = [];
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS'],
@@ -29,7 +30,8 @@ export async function startSmtpTestServer(options: { rejectRecipients?: boolean 
       callback(null, { user: auth.username });
     },
     onRcptTo(address, _session, callback) {
-      if (!options.rejectRecipients) return callback();
+      const reject = typeof options.rejectRecipients === 'function' ? options.rejectRecipients(address.address) : options.rejectRecipients === true;
+      if (!reject) return callback();
       callback(Object.assign(new Error(`Mailbox ${address.address} unavailable`), { responseCode: 550 }));
     },
     onData(stream, session, callback) {
@@ -72,4 +74,62 @@ export function decodedText(raw: string): string {
   return raw
     .replace(/=\r?\n/g, '')
     .replace(/(?:=[0-9A-F]{2})+/g, (match) => Buffer.from(match.replace(/=/g, ''), 'hex').toString('utf8'));
+}
+
+export interface MailParts {
+  /** Header values by lower-case name, unfolded (the first of each name). */
+  headers: Map<string, string>;
+  text: string | null;
+  html: string | null;
+}
+
+function decodeQuotedPrintable(body: string): string {
+  const bytes: number[] = [];
+  const unfolded = body.replace(/=\r?\n/g, '');
+  for (let i = 0; i < unfolded.length; i += 1) {
+    const hex = unfolded[i] === '=' ? /^[0-9A-F]{2}$/i.exec(unfolded.slice(i + 1, i + 3))?.[0] : undefined;
+    if (hex) {
+      bytes.push(Number.parseInt(hex, 16));
+      i += 2;
+    } else bytes.push(unfolded.charCodeAt(i));
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+function splitEntity(raw: string): { headers: Map<string, string>; body: string } {
+  const separator = /\r?\n\r?\n/.exec(raw);
+  const head = separator ? raw.slice(0, separator.index) : raw;
+  const body = separator ? raw.slice(separator.index + separator[0].length) : '';
+  const headers = new Map<string, string>();
+  for (const line of head.replace(/\r?\n(?=[ \t])/g, '').split(/\r?\n/)) {
+    const colon = line.indexOf(':');
+    const name = line.slice(0, colon).trim().toLowerCase();
+    if (colon > 0 && !headers.has(name)) headers.set(name, line.slice(colon + 1).trim());
+  }
+  return { headers, body };
+}
+
+function decodedBody(headers: Map<string, string>, body: string): string {
+  const encoding = headers.get('content-transfer-encoding')?.toLowerCase();
+  if (encoding === 'quoted-printable') return decodeQuotedPrintable(body);
+  if (encoding === 'base64') return Buffer.from(body.replace(/\s/g, ''), 'base64').toString('utf8');
+  return body;
+}
+
+/** The headers and the decoded plain-text and HTML parts of a raw message (a single part or multipart/alternative). */
+export function mailParts(raw: string): MailParts {
+  const { headers, body } = splitEntity(raw);
+  const parts: MailParts = { headers, text: null, html: null };
+  const contentType = headers.get('content-type') ?? 'text/plain';
+  const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
+  const entities = boundary
+    ? body.split(`--${boundary}`).slice(1, -1).map((part) => splitEntity(part.replace(/^\r?\n/, '')))
+    : [{ headers, body }];
+  for (const entity of entities) {
+    const type = entity.headers.get('content-type')?.toLowerCase() ?? 'text/plain';
+    const decoded = decodedBody(entity.headers, entity.body).replace(/\r\n/g, '\n').replace(/\n$/, '');
+    if (type.startsWith('text/plain')) parts.text ??= decoded;
+    else if (type.startsWith('text/html')) parts.html ??= decoded;
+  }
+  return parts;
 }

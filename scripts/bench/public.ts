@@ -125,7 +125,7 @@ async function generation(api: BenchServer, data: PublicBenchData): Promise<void
 async function freshness(api: BenchServer, data: PublicBenchData, database: Awaited<ReturnType<typeof openBenchDatabase>>): Promise<void> {
   const { sequelize } = database;
   const logger = createLogger(process.env.BENCH_LOG_LEVEL ?? 'error', 'worker');
-  const worker = await startWorker({ databaseUrl: database.url, sequelize, dataDir: '/nonexistent-bench-data', logger, mailer: new Mailer({ fallback: null, logger }), baseUrl: PUBLIC_ORIGIN });
+  const worker = await startWorker({ databaseUrl: database.url, sequelize, dataDir: '/nonexistent-bench-data', logger, mailer: new Mailer({ fallback: null, logger }), baseUrl: PUBLIC_ORIGIN, sessionSecret: 'bench-session-secret-0123456789abcdef' });
   try {
     let done = started(`(c) ${SAVES} saves until the new bytes are served`);
     const latencies: number[] = [];
