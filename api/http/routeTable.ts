@@ -26,6 +26,7 @@ import type { Locale } from '../i18n/locale.ts';
 import type { AppServices } from '../services.ts';
 import { ApiError, forbidden, unauthenticated } from './apiError.ts';
 import { assertSameOrigin } from './csrf.ts';
+import { isFormRequest, readFormBody } from './formBody.ts';
 import { renderReadsOf, type RenderReads } from './inProcessFetch.ts';
 import { resolveRequestLocale } from './requestLocale.ts';
 import { assertSetupComplete, assertSetupPending, isSetupAdmin } from '../setup/setupState.ts';
@@ -157,8 +158,17 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, A extend
   access: A;
   /** Reachable while setup is pending (setup, session and health routes, legal pages). */
   setupExempt?: boolean;
-  /** Health probes answer without touching sessions, so they work while the database is down. */
+  /**
+   * Health probes answer without touching sessions, so they work while the database is down;
+   * the unsubscribe link must neither read nor set a cookie. Such a route has no ambient
+   * credential a forged request could ride on, so the CSRF origin check does not apply.
+   */
   skipAuthentication?: boolean;
+  /**
+   * Also takes an HTML form's body (urlencoded or multipart; api/http/formBody.ts), parsed by
+   * the `body` schema like JSON: for pages outside the app and mail providers (unsubscribe).
+   */
+  formBody?: boolean;
   /**
    * A state the route needs, checked after the access rule and before validation, so a
    * locked step answers 410 whatever its body (e.g. `POST /setup/admin` after setup).
@@ -225,7 +235,7 @@ export async function runRoute(route: AnyRoute, run: RouteRun): Promise<RouteRes
   const { req, res, services, authenticator } = run;
   if (!route.setupExempt) await assertSetupComplete();
   const actor = route.skipAuthentication ? null : await authenticateRequest(req, res, services, authenticator);
-  if (authenticator.ambientCredentials) await assertSameOrigin(req, services, actor !== null);
+  if (authenticator.ambientCredentials && !route.skipAuthentication) await assertSameOrigin(req, services, actor !== null);
   const subject = accessSubjectOf(actor);
   const resource = await enforceAccessRule(route.access, actor, subject, run.params, services, route.method === 'get' ? renderReadsOf(req.socket) : null);
   // After the rule, so a caller who cannot see the target gets 404 first; this is what makes `ActorFor` hold.
@@ -234,8 +244,9 @@ export async function runRoute(route: AnyRoute, run: RouteRun): Promise<RouteRes
   const locale = () => resolveRequestLocale(req);
   const params = await parseWithSchema(route.params, run.params, 'params', locale);
   const query = await parseWithSchema(route.query, run.query, 'query', locale);
-  assertJsonBody(req, route.body !== undefined);
-  const body = await parseWithSchema(route.body, req.body, 'body', locale);
+  const form = route.formBody === true && isFormRequest(req);
+  if (!form) assertJsonBody(req, route.body !== undefined);
+  const body = await parseWithSchema(route.body, form ? await readFormBody(req) : req.body, 'body', locale);
   return route.handler({ req, res, params, query, body, actor, subject, resource, services, locale });
 }
 
