@@ -27,6 +27,7 @@ import { freePort } from '../api/testing/freePort.ts';
 import { waitFor } from '../api/testing/polling.ts';
 import { createTestDatabase } from '../api/testing/testDatabase.ts';
 import { CRONTAB } from './crontab.ts';
+import { MAINTENANCE_JOB_TASKS } from '../api/commands/maintenanceJobRuns.ts';
 import { createTaskList, LOG_COMPACTION, NOTIFICATION_DIGEST, PAGE_LOG_COMPACTION_JOB, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING } from './taskList.ts';
 import { graphileLoggerFor, startWorker, type RunningWorker } from './worker.ts';
 
@@ -124,6 +125,19 @@ describe('worker', () => {
       return rows.length > 0 ? rows.map((row) => row.identifier) : undefined;
     }, JOB_PATIENCE_MS, 'the crontab to be registered', { intervalMs: 50 });
     assert.deepEqual(identifiers.sort(), [LOG_COMPACTION, NOTIFICATION_DIGEST, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING].sort());
+  });
+
+  test('every maintenance job an admin can run names a task of the worker and the job key of its crontab line', () => {
+    const tasks = Object.keys(createTaskList({ sequelize, dataDir, logger, ...mail }));
+    const items = parseCrontab(CRONTAB);
+    for (const [name, task] of Object.entries(MAINTENANCE_JOB_TASKS)) {
+      if (task === null) continue;
+      assert.ok(tasks.includes(task), `${name} runs the unknown task ${task}`);
+      const line = items.find((item) => item.task === task);
+      assert.ok(line, `${name} has a crontab line`);
+      // The manual trigger enqueues under the task identifier as job key (api/commands/maintenanceJobRuns.ts).
+      assert.equal(line.options.jobKey, task, `${name}: the crontab line's job key is its task`);
+    }
   });
 
   test('a purge job removes pages trashed longer than the retention and keeps the rest', async () => {

@@ -43,6 +43,10 @@ export const ERROR_STATUS = {
   unknown_setting: 400,
   setting_locked: 400,
   maintenance_mode: 503,
+  /** `POST /admin/system/jobs/:name/run`: no maintenance job of that name (or not built yet). */
+  job_not_found: 404,
+  /** The run-mutex: a run of that job is under way or about to start. */
+  job_already_running: 409,
   // Ponds, members, grants, labels
   slug_taken: 409,
   pond_trashed: 409,

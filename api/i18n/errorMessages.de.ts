@@ -33,6 +33,8 @@ export const errorMessagesDe: Record<ErrorCode, string> = {
   unknown_setting: 'Diese Einstellung gibt es nicht.',
   setting_locked: 'Diese Einstellung kann nicht geändert werden.',
   maintenance_mode: 'Die Instanz wird gerade gewartet. Bitte versuche es gleich noch einmal.',
+  job_not_found: 'Einen Wartungsjob mit diesem Namen gibt es nicht, oder er ist auf dieser Instanz noch nicht verfügbar.',
+  job_already_running: 'Dieser Job läuft bereits. Warte, bis er fertig ist.',
   slug_taken: 'Diese Kurzadresse ist bereits vergeben. Bitte wähle eine andere.',
   pond_trashed: 'Dieser Teich liegt im Papierkorb. Stelle ihn zuerst wieder her.',
   personal_pond_protected: 'Ein persönlicher Teich kann nicht in den Papierkorb gelegt werden.',

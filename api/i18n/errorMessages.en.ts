@@ -33,6 +33,8 @@ export const errorMessagesEn: Record<ErrorCode, string> = {
   unknown_setting: 'This setting does not exist.',
   setting_locked: 'This setting cannot be changed.',
   maintenance_mode: 'The instance is in maintenance mode. Please try again shortly.',
+  job_not_found: 'There is no maintenance job of this name, or it is not available on this instance yet.',
+  job_already_running: 'This job is already running. Wait until it has finished.',
   slug_taken: 'This address is already taken. Please choose another one.',
   pond_trashed: 'This pond is in the trash. Restore it first.',
   personal_pond_protected: 'A personal pond cannot be trashed.',
