@@ -185,10 +185,12 @@ async function checkUserMenu(session: Awaited<ReturnType<typeof openSession>>, l
   const isOpen = () => menu.evaluate((details) => (details as HTMLDetailsElement).open);
   const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
 
-  // Tab from the search box reaches the menu's button; Enter opens, Down walks, Escape closes and gives focus back.
+  // Tab from the search box reaches the notification bell, then the menu's button; Enter opens, Down walks, Escape closes and gives focus back.
   await page.getByRole('combobox', { name: t('search.headerLabel') }).focus();
   await page.keyboard.press('Tab');
-  assert.ok(await button.evaluate((element) => element === document.activeElement), 'the menu button follows the search box');
+  assert.ok(await page.locator('.bell-button').evaluate((element) => element === document.activeElement), 'the bell follows the search box');
+  await page.keyboard.press('Tab');
+  assert.ok(await button.evaluate((element) => element === document.activeElement), 'the menu button follows the bell');
   await page.keyboard.press('Enter');
   assert.ok(await isOpen());
   await page.keyboard.press('ArrowDown');

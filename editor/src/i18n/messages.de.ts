@@ -408,7 +408,6 @@ export const messagesDe: Record<MessageKey, string> = {
   'notifications.bellUnreadOne': 'Benachrichtigungen, 1 ungelesen',
   'notifications.bellUnread': 'Benachrichtigungen, {count} ungelesen',
   'notifications.heading': 'Benachrichtigungen',
-  'notifications.unreadCount': '{count} ungelesen',
   'notifications.markRead': 'Als gelesen markieren',
   'notifications.markAllRead': 'Alle als gelesen markieren',
   'notifications.allCaughtUp': 'Du hast alles gelesen.',

@@ -406,7 +406,6 @@ export const messagesEn = {
   'notifications.bellUnreadOne': 'Notifications, 1 unread',
   'notifications.bellUnread': 'Notifications, {count} unread',
   'notifications.heading': 'Notifications',
-  'notifications.unreadCount': '{count} unread',
   'notifications.markRead': 'Mark read',
   'notifications.markAllRead': 'Mark all read',
   'notifications.allCaughtUp': 'You’re all caught up.',
