@@ -9,12 +9,15 @@
  */
 import type { Node as ProseMirrorNode } from '@tiptap/pm/model';
 import type { EditorState } from '@tiptap/pm/state';
-import { absolutePositionToRelativePosition, relativePositionToAbsolutePosition, ySyncPluginKey, type ProsemirrorMapping } from '@tiptap/y-tiptap';
+import { absolutePositionToRelativePosition, relativePositionToAbsolutePosition, ySyncPluginKey } from '@tiptap/y-tiptap';
 import * as Y from 'yjs';
 import type { CommentAnchor } from './commentViews.ts';
 
 /** The quote's limit in the contract; a longer selection keeps its beginning. */
 export const QUOTE_MAX_CHARS = 500;
+
+/** Yjs types to the nodes they render as (y-tiptap's `ProsemirrorMapping`, which its entry point does not export). */
+type ProsemirrorMapping = Parameters<typeof relativePositionToAbsolutePosition>[3];
 
 /** What maps positions between the editor's document and the shared Yjs fragment. */
 export interface YjsBinding {
