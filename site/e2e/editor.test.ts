@@ -127,7 +127,10 @@ describe('the collaborative editor', () => {
           await content(reader.page).waitFor();
           await reader.page.getByText(reader.t('editor.status.readOnly')).waitFor();
           assert.equal(await content(reader.page).getAttribute('contenteditable'), 'false');
-          assert.equal(await reader.page.getByRole('toolbar').count(), 0);
+          // No formatting for a reader; the pond lets readers comment, so the toolbar holds Comment only.
+          const readerToolbar = reader.page.getByRole('toolbar', { name: reader.t('editor.toolbar') });
+          await readerToolbar.waitFor();
+          assert.deepEqual(await readerToolbar.locator('button.tool').evaluateAll((buttons) => buttons.map((button) => button.dataset['label'])), [reader.t('editor.comment')]);
           await typeAtEnd(first.page, ' Live for readers.');
           await waitFor(async () => (await documentText(reader.page)).includes('Live for readers.'), 10_000, 'the reader to see the edit');
           assert.deepEqual(reader.problems, []);
@@ -194,7 +197,9 @@ describe('the collaborative editor', () => {
       await waitFor(async () => (await content(page).getAttribute('contenteditable')) === 'false', 5_000, 'the editor to turn read-only');
       assert.ok(Date.now() - started <= 5_000);
       await page.getByText(t('editor.status.readOnly')).waitFor();
-      assert.equal(await page.getByRole('toolbar', { name: t('editor.toolbar') }).count(), 0, 'no toolbar for a reader');
+      // No formatting for a reader: the toolbar keeps Comment only (the pond lets readers comment).
+      await waitFor(async () => (await page.getByRole('toolbar', { name: t('editor.toolbar') }).locator('button.tool').count()) === 1, 5_000, 'the formatting tools to go');
+      assert.equal(await page.getByRole('button', { name: t('editor.bold') }).count(), 0, 'no formatting for a reader');
       await session.check('read-only');
       // The server agrees: a reader's token is `ro`.
       assert.equal((await bob.client.get(`/pages/${(await ada.client.get(`/ponds/${pond.id}/pages`)).body.items[0].id}/collab-token`)).body.mode, 'ro');
