@@ -4,7 +4,7 @@
  * pond and page, in English and German, the List-Unsubscribe headers and visible link, entries
  * the user can no longer read dropped from the mail but marked handled, sent entries marked
  * mailed and still unread, a failing recipient that neither stops the others nor loses its
- * entries, batches, the run lock and an instance without a relay.
+ * entries, a relay refusing everything, batches, the run lock and an instance without a relay.
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
@@ -19,7 +19,7 @@ import { completeSetup } from '../testing/fixtures.ts';
 import { saveSmtpRelay } from '../testing/mailRelay.ts';
 import { mailParts, startSmtpTestServer, subjectOf, type MailParts, type SmtpTestServer } from '../testing/smtpTestServer.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
-import { runNotificationDigest, type DigestDependencies } from './notificationDigest.ts';
+import { RelayFailingError, runNotificationDigest, type DigestDependencies } from './notificationDigest.ts';
 
 type NotificationType = 'page_changed' | 'comment' | 'mentioned';
 
@@ -298,6 +298,19 @@ describe('notification digest', () => {
     ]);
     const again = await runNotificationDigest(dependencies);
     assert.deepEqual([again.users, again.mailsFailed], [1, 1], 'the refused entries are tried again');
+  });
+
+  test('a relay that refuses mail after mail stops the run: the job fails (to be retried), nothing unsent is marked', async () => {
+    const people = [];
+    for (let i = 0; i < 22; i += 1) people.push(await person({ emailPrefix: 'bounce' }));
+    const pond = await pondFor(people, 'Refusing pond');
+    const page = await seedPage(pond.id, 'Refused page');
+    const ids = [];
+    for (const user of people) ids.push(await notify(user, pond, page, 'page_changed', { minutesAgo: 61 }));
+    await MailOutboxEntry.destroy({ where: {} });
+    await assert.rejects(runNotificationDigest(dependencies, { usersPerBatch: 5 }), RelayFailingError);
+    assert.equal(await MailOutboxEntry.count({ where: { status: 'failed' } }), 20, 'it stops after 20 refusals in a row, not after all 22');
+    assert.deepEqual(await mailedIds(ids), []);
   });
 
   test('users are read in batches: every due user of several batches gets their mail', async () => {

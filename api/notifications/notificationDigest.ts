@@ -165,6 +165,13 @@ async function digestDueUsers(dependencies: DigestDependencies, usersPerBatch: n
   const batch = new MailBatch(relay, logger);
   let failuresInARow = 0;
   let after = '00000000-0000-0000-0000-000000000000';
+  // A batch's marking runs while the next batch is read and sent (the keyset never reads its rows
+  // again); it settles to its error, if any, so a failure waits for the next look instead of going unhandled.
+  let marking: Promise<unknown> = Promise.resolve(null);
+  const markingDone = async () => {
+    const failure = await marking;
+    if (failure) throw failure;
+  };
   try {
     for (;;) {
       const users = await sequelize.query<DueUser>(DUE_USERS_SQL, { replacements: { after, now, limit: usersPerBatch }, type: QueryTypes.SELECT });
@@ -197,14 +204,17 @@ async function digestDueUsers(dependencies: DigestDependencies, usersPerBatch: n
         return true;
       });
       for (const sent of await Promise.all(sends)) failuresInARow = sent ? 0 : failuresInARow + 1;
-      await markHandled(sequelize, handled);
-      await batch.flushRecords();
+      await markingDone();
+      marking = markHandled(sequelize, handled).then(() => batch.flushRecords()).then(() => null, (error: unknown) => error ?? new Error('marking failed'));
       if (failuresInARow >= RELAY_FAILURE_LIMIT) throw new RelayFailingError(`${failuresInARow} digest mails in a row failed; stopped until the next run`);
       if (users.length < usersPerBatch) break;
     }
   } finally {
+    // Settled before the run ends, also when it stops early: what was sent is marked.
+    await marking;
     batch.close();
   }
+  await markingDone();
   return outcome;
 }
 
