@@ -8,8 +8,8 @@
  *     `INSERT … SELECT` of the recipients' ids. Both start from no rows each run (the fan-out's
  *     rows are deleted between runs, untimed). Target: median ≤ 2× the insert. For information
  *     also the fold: the same event again, into the 950 unread rows.
- * (b) The digest job for 10,000 users with 100,000 pending notifications: a `NotifyBenchPart`
- *     of its own module, listed in `NOTIFY_BENCH_PARTS` between (a) and (c).
+ * (b) The digest job for 10,000 users with 100,000 pending notifications against a real SMTP
+ *     server, timed against its 15-minute slot (notifyDigest.ts, also runnable alone).
  * (c) The list: `GET /notifications` through the real HTTP route and session for a user with
  *     10,000 notifications (1,000 unread, 9,000 read, over 2,000 pages in 4 ponds; 5 % of them
  *     on pages a deny grant hides now), the first page as the bell polls it and pages deep in
@@ -34,6 +34,7 @@ import { TestClient } from '../../api/testing/testClient.ts';
 import { seededRandom } from '../seededRandom.ts';
 import { openBenchDatabase } from './benchDatabase.ts';
 import { printTable, type Row } from './benchTable.ts';
+import { digestBenchPart } from './notifyDigest.ts';
 import { completeSetup, expectStatus } from './uiSeed.ts';
 
 const FAN_OUT_RUNS = 25;
@@ -175,9 +176,6 @@ const fanOut: NotifyBenchPart = {
     }
   },
 };
-
-// (b) the digest job for 10,000 users with 100,000 pending notifications: the digest part goes
-// in NOTIFY_BENCH_PARTS between (a) and (c), as an exported NotifyBenchPart of its own module.
 
 async function listen(server: Server): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
@@ -327,8 +325,8 @@ const notificationList: NotifyBenchPart = {
   },
 };
 
-/** The parts in order. The digest helper's (b) goes between (a) and (c). */
-export const NOTIFY_BENCH_PARTS: NotifyBenchPart[] = [fanOut, notificationList];
+/** The parts in order; (b), the digest, lives in notifyDigest.ts. */
+export const NOTIFY_BENCH_PARTS: NotifyBenchPart[] = [fanOut, digestBenchPart, notificationList];
 
 const chosen = process.env.BENCH_NOTIFY_PARTS?.split(',').map((key) => key.trim());
 const rows: Row[] = [];
