@@ -58,7 +58,6 @@ async function openCommentsTab(session: BrowserSession, shape: ScreenShape): Pro
   await page.getByRole('tab', { name: t('panels.comments') }).click();
 }
 
-const headerCount = (page: Page) => page.locator('.comment-count').getAttribute('data-count');
 
 describe('comments on the page screen', () => {
   for (const shape of SCREEN_SHAPES) {
@@ -134,6 +133,17 @@ describe('comments on the page screen', () => {
         listed = await threadsOf(client, target.id);
         assert.deepEqual(listed.items[0]!.replies.map((reply) => reply.body), ['Blue it is.']);
 
+        // The author edits the reply.
+        const replies = threadItem.locator('.comment-replies');
+        await replies.getByRole('button', { name: t('comments.edit'), exact: true }).click();
+        await replies.getByLabel(t('comments.editLabel')).fill('Blue it is, dark blue.');
+        await replies.getByRole('button', { name: t('comments.save'), exact: true }).click();
+        await replies.getByText('Blue it is, dark blue.').waitFor();
+        await replies.getByText(t('comments.edited')).waitFor();
+        listed = await threadsOf(client, target.id);
+        assert.equal(listed.items[0]!.replies[0]!.body, 'Blue it is, dark blue.');
+        assert.notEqual(listed.items[0]!.replies[0]!.editedAt, null);
+
         // Resolve: gone from the open threads and the count, no highlight; collapsed under Resolved.
         await threadItem.getByRole('button', { name: t('comments.resolve'), exact: true }).click();
         await panel.getByText(t('comments.resolvedNotice')).waitFor();
@@ -148,7 +158,7 @@ describe('comments on the page screen', () => {
         assert.equal(await showReplies.getAttribute('aria-expanded'), 'false');
         await session.check('resolved-collapsed');
         await showReplies.click();
-        await threadItem.locator('.comment-replies').getByText('Blue it is.').waitFor();
+        await threadItem.locator('.comment-replies').getByText('Blue it is, dark blue.').waitFor();
 
         // Reopen: open again (so no longer under Resolved), counted and highlighted again.
         await threadItem.getByRole('button', { name: t('comments.reopen'), exact: true }).click();
@@ -166,10 +176,32 @@ describe('comments on the page screen', () => {
         const readerPanel = reader.locator('#page-panel-comments');
         await readerSession.visit(url);
         await editorContent(reader).waitFor();
-        assert.equal(await headerCount(reader), '1');
-        await openCommentsTab(readerSession, shape);
-        await readerPanel.getByText('Blue it is.').waitFor();
+        await reader.waitForFunction(() => document.querySelector('.comment-count')?.getAttribute('data-count') === '1');
+        // The header's count opens the panels on Comments and puts the focus there.
+        await reader.locator('.comment-count').click();
+        assert.equal(await reader.getByRole('tab', { name: t('panels.comments') }).getAttribute('aria-selected'), 'true');
+        await reader.waitForFunction(() => document.activeElement?.id === 'page-panel-comments');
+        await readerPanel.getByText('Blue it is, dark blue.').waitFor();
         await readerPanel.getByRole('button', { name: t('comments.reply'), exact: true }).waitFor();
+        const ownersThread = readerPanel.locator(`[data-thread-id="${thread.id}"]`);
+        assert.equal(await ownersThread.getByRole('button', { name: t('comments.edit'), exact: true }).count(), 0, 'not the reader’s to edit');
+        assert.equal(await ownersThread.getByRole('button', { name: t('comments.delete'), exact: true }).count(), 0, 'not the reader’s to delete');
+
+        // The reader comments on the whole page, then deletes that comment after being asked.
+        await readerPanel.getByRole('button', { name: t('comments.onPageNew') }).click();
+        await readerPanel.getByLabel(t('comments.pageLabel')).fill('Who pays for the paint?');
+        await readerPanel.getByRole('button', { name: t('comments.submit'), exact: true }).click();
+        const pageThread = readerPanel.locator('.comment-thread', { hasText: 'Who pays for the paint?' });
+        await pageThread.getByText(t('comments.onPage')).waitFor();
+        await reader.waitForFunction(() => document.querySelector('.comment-count')?.getAttribute('data-count') === '2');
+        assert.deepEqual((await threadsOf(client, target.id)).items.map((entry) => [entry.body, entry.anchor === null]), [['Which colour? **Blue**, please. <script>alert(1)</script>', false], ['Who pays for the paint?', true]]);
+        await pageThread.getByRole('button', { name: t('comments.delete'), exact: true }).click();
+        await pageThread.getByText(t('comments.deleteQuestion')).waitFor();
+        await readerSession.check('delete-question');
+        await pageThread.getByRole('button', { name: t('comments.deleteConfirm') }).click();
+        await pageThread.waitFor({ state: 'detached' });
+        await reader.waitForFunction(() => document.querySelector('.comment-count')?.getAttribute('data-count') === '1');
+        assert.equal((await threadsOf(client, target.id)).items.length, 1);
         const readerToolbar = reader.getByRole('toolbar', { name: t('editor.toolbar') });
         assert.deepEqual(await readerToolbar.locator('button.tool').evaluateAll((buttons) => buttons.map((button) => button.dataset['label'])), [t('editor.comment')], 'a reader’s toolbar: Comment only');
         await editorContent(reader).locator('.comment-highlight').waitFor();
@@ -188,7 +220,7 @@ describe('comments on the page screen', () => {
         await waitForIslands(reader);
         await editorContent(reader).waitFor();
         await openCommentsTab(readerSession, shape);
-        await readerPanel.getByText('Blue it is.').waitFor();
+        await readerPanel.getByText('Blue it is, dark blue.').waitFor();
         await readerPanel.getByText(t('comments.readOnly')).waitFor();
         assert.equal(await readerPanel.locator('form, textarea').count(), 0);
         assert.equal(await readerPanel.getByRole('button', { name: t('comments.reply'), exact: true }).count(), 0);

@@ -6,6 +6,7 @@
  *
  * Requests between islands are state, not events: a panel or editor that hydrates later still
  * finds what was asked of it (a `seq` tells a new request from one already handled).
+ * Others' comments show after each own write and when the reader comes back to the tab.
  */
 import { callApi } from '../api/apiClient.ts';
 import { describeFailure } from '../forms/formFailure.ts';
@@ -45,6 +46,7 @@ export class PageComments {
   #inFlight: Promise<void> | null = null;
   #again = false;
   #seq = 0;
+  #readAt = 0;
 
   constructor(pageId: string, translate: () => Translate) {
     this.pageId = pageId;
@@ -82,11 +84,17 @@ export class PageComments {
       this.canResolve = listed.canResolve;
       this.expandedReplies = Object.fromEntries(expanded);
       this.failure = null;
+      this.#readAt = Date.now();
     } catch (error) {
       this.failure = describeFailure(error, this.#translate()).message;
     } finally {
       this.loading = false;
     }
+  }
+
+  /** Reads the list again unless it was read within `freshMs` (or never: that is `ensureLoaded`'s). */
+  refresh(freshMs: number): void {
+    if (this.threads !== null && Date.now() - this.#readAt > freshMs) void this.load();
   }
 
   async #repliesOf(rootId: string): Promise<CommentView[]> {
@@ -151,13 +159,22 @@ export class PageComments {
 
 const byPage = new Map<string, PageComments>();
 
+/** Coming back to the tab reads others' comments, unless the list is this fresh. */
+const REFRESH_AFTER_MS = 5_000;
+
 /** The one instance for the page; the first island to ask makes it. The server render gets a throwaway one (nothing is loaded there). */
 export function pageCommentsFor(pageId: string, translate: () => Translate): PageComments {
   if (typeof window === 'undefined') return new PageComments(pageId, translate);
   let comments = byPage.get(pageId);
   if (!comments) {
-    comments = new PageComments(pageId, translate);
-    byPage.set(pageId, comments);
+    const created = new PageComments(pageId, translate);
+    const refresh = () => {
+      if (document.visibilityState === 'visible') created.refresh(REFRESH_AFTER_MS);
+    };
+    window.addEventListener('focus', refresh);
+    document.addEventListener('visibilitychange', refresh);
+    byPage.set(pageId, created);
+    comments = created;
   }
   return comments;
 }
