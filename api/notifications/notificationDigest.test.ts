@@ -4,11 +4,13 @@
  * pond and page, in English and German, the List-Unsubscribe headers and visible link, entries
  * the user can no longer read dropped from the mail but marked handled, sent entries marked
  * mailed and still unread, a failing recipient that neither stops the others nor loses its
- * entries, a relay refusing everything, batches, the run lock and an instance without a relay.
+ * entries, a relay refusing everything, an entry folded into while its mail is sent, batches, the run lock and an instance without a relay.
  */
 import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { QueryTypes } from 'sequelize';
+import { SMTPServer } from 'smtp-server';
 import { verifyUnsubscribeToken } from '../auth/unsubscribeTokens.ts';
 import { createLogger } from '../logger.ts';
 import { Mailer } from '../mail/mailer.ts';
@@ -311,6 +313,38 @@ describe('notification digest', () => {
     await assert.rejects(runNotificationDigest(dependencies, { usersPerBatch: 5 }), RelayFailingError);
     assert.equal(await MailOutboxEntry.count({ where: { status: 'failed' } }), 20, 'it stops after 20 refusals in a row, not after all 22');
     assert.deepEqual(await mailedIds(ids), []);
+  });
+
+  test('an entry that gains an event while its mail is on the way is not marked: the newer event goes out with the next digest', async () => {
+    const user = await person();
+    const pond = await pondFor([user], 'Busy pond');
+    const page = await seedPage(pond.id, 'Busy page');
+    const id = await notify(user, pond, page, 'page_changed', { minutesAgo: 61, changeCount: 1 });
+    // A relay that, while it takes the mail, lets a fold happen (as notifyPageEvent's ON CONFLICT … DO UPDATE would).
+    const folding = new SMTPServer({
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      logger: false,
+      onData(stream, _session, callback) {
+        stream.on('data', () => undefined);
+        stream.on('end', () => {
+          instance.services.sequelize
+            .query(`UPDATE notifications SET payload = jsonb_set(payload, '{changeCount}', '2'), updated_at = now() WHERE id = :id`, { replacements: { id } })
+            .then(() => callback(), callback);
+        });
+      },
+    });
+    await new Promise<void>((resolve) => folding.listen(0, '127.0.0.1', resolve));
+    await saveSmtpRelay(instance, (folding.server.address() as AddressInfo).port);
+    try {
+      assert.equal((await runNotificationDigest(dependencies)).mailsSent, 1);
+    } finally {
+      await saveSmtpRelay(instance, smtp.port);
+      await new Promise<void>((resolve) => folding.close(() => resolve()));
+    }
+    assert.deepEqual(await mailedIds([id]), [], 'the folded row stays pending');
+    await runNotificationDigest(dependencies);
+    assert.match(mailsTo(user)[0]?.text ?? '', /Changed 2 times/);
+    assert.deepEqual(await mailedIds([id]), [id]);
   });
 
   test('users are read in batches: every due user of several batches gets their mail', async () => {
