@@ -4,7 +4,7 @@
  * its header's button and the pond from its overview (the page then says it is watched through
  * the pond); a refused watch springs back with the reason. The owner names versions; the
  * member's bell count rises on the 30 s poll (the page's clock moved on, not waited for) and on
- * focus, without moving the header. In the panel: an entry in words, Mark read (the count
+ * focus, without moving the header; two comments fold into one entry. In the panel: an entry in words, Mark read (the count
  * falls), an entry followed (marked read, the page opened), Load more past 20, Mark all read.
  * Settings: the watch list, Stop watching, its empty state. Each step checked through the API.
  * Desktop in English, phone in German; axe on each screen. Screenshots `notifications-<shape>-<screen>.png`.
@@ -154,15 +154,20 @@ describe('watches and notifications', () => {
         await session.visit(`${instance.baseUrl}/`);
         await bellSays(page, t, 21);
         await nameVersion(owner.client, roadmap.id, 'Q4 plan');
+        for (const body of ['Looks good to me.', 'One more thing: the dates.']) assert.equal((await owner.client.post(`/pages/${roadmap.id}/comments`, { body })).status, 201);
         await page.clock.fastForward(5_000);
         await page.evaluate(() => window.dispatchEvent(new Event('focus')));
-        await bellSays(page, t, 22);
+        await bellSays(page, t, 23);
         await openPanel();
+        // Two comments fold into one entry, newest first, with the latest comment's words.
+        const commentEntry = panel.locator('.entry').first();
+        await commentEntry.getByText(`${t('notifications.commented.one', { actors: 'Anna Adler', page: t('notifications.pageTitle', { title: 'Roadmap' }) })} ${t('notifications.commentCount', { count: 2 })}`).waitFor();
+        await commentEntry.getByText('One more thing: the dates.').waitFor();
         await panel.locator('.entry').nth(19).waitFor();
         assert.equal(await panel.locator('.entry').count(), 20);
         await panel.getByRole('button', { name: t('notifications.loadMore') }).click();
-        await panel.locator('.entry').nth(23).waitFor();
-        assert.equal(await panel.locator('.entry').count(), 24, '22 unread and the 2 read before');
+        await panel.locator('.entry').nth(24).waitFor();
+        assert.equal(await panel.locator('.entry').count(), 25, '23 unread and the 2 read before');
         const allMarked = page.waitForResponse((response) => response.url().endsWith('/notifications/read-all'));
         await panel.getByRole('button', { name: t('notifications.markAllRead') }).click();
         await bellSays(page, t, 0);
