@@ -4,6 +4,9 @@
  */
 import type { ErrorCode } from '../../../api/http/errorCodes.ts';
 import type { Locale } from '../../../api/i18n/locale.ts';
+import type { NotificationPayload, NotificationType } from '../../../api/notifications/notificationFanOut.ts';
+import type { NotificationView } from '../../../api/notifications/notificationList.ts';
+import type { WatchView } from '../../../api/notifications/watches.ts';
 
 export type { ErrorCode, Locale };
 
@@ -147,52 +150,11 @@ export interface SearchHitView {
   match: 'fulltext' | 'substring';
 }
 
-export type NotificationType = 'page_changed' | 'comment' | 'mentioned';
-
-/** What a notification names, stored with it so the list renders without joins; folded events add up. */
-export interface NotificationPayload {
-  pondName: string;
-  pondSlug: string;
-  pageTitle: string;
-  pageSlug: string;
-  /** Who did it, first seen first, at most 10 kept. */
-  actors: { id: string; displayName: string }[];
-  changeCount: number;
-  commentCount: number;
-  versionLabel?: string | null;
-  commentId?: string;
-  commentExcerpt?: string;
-}
-
-/** An entry of `GET /notifications`. */
-export interface NotificationView {
-  id: string;
-  type: NotificationType;
-  pondId: string;
-  pageId: string;
-  payload: NotificationPayload;
-  createdAt: string;
-  updatedAt: string;
-  readAt: string | null;
-  mailedAt: string | null;
-  /** The page's current address. */
-  url: string;
-}
+export type { NotificationPayload, NotificationType, NotificationView, WatchView };
 
 /** `GET /notifications`: unread first, then newest. */
 export interface NotificationListView extends ListView<NotificationView> {
   unreadCount: number;
-}
-
-/** An entry of `GET /users/me/watches`. */
-export interface WatchView {
-  id: string;
-  targetType: 'page' | 'pond';
-  pondId: string;
-  pageId: string | null;
-  name: string;
-  url: string;
-  createdAt: string;
 }
 
 /** `GET /watches/page/:id` (`viaPond`: the pond is watched) and `GET /watches/pond/:id` (no `viaPond`). */

@@ -36,22 +36,3 @@ export function shownReplies(thread: CommentThread, expanded: Readonly<Record<st
   if (!thread.collapsed) return thread.replies;
   return expanded[thread.id] ?? null;
 }
-
-const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
-  ['year', 365 * 24 * 3600],
-  ['month', 30 * 24 * 3600],
-  ['week', 7 * 24 * 3600],
-  ['day', 24 * 3600],
-  ['hour', 3600],
-  ['minute', 60],
-];
-
-/** "3 minutes ago", "yesterday", "vor 2 Stunden"; under a minute "now" / "jetzt". */
-export function relativeTime(iso: string, now: Date, locale: string): string {
-  const seconds = Math.round((new Date(iso).getTime() - now.getTime()) / 1000);
-  const format = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
-  for (const [unit, size] of UNITS) {
-    if (Math.abs(seconds) >= size) return format.format(Math.trunc(seconds / size), unit);
-  }
-  return format.format(0, 'second');
-}

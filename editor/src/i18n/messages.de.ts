@@ -432,7 +432,6 @@ export const messagesDe: Record<MessageKey, string> = {
   'notifications.changeCount': '({count} Änderungen)',
   'notifications.commentCount': '({count} Kommentare)',
   'notifications.version': 'Version „{label}“',
-  'notifications.justNow': 'gerade eben',
   'watch.page': 'Beobachten',
   'watch.pond': 'Teich beobachten',
   'watch.viaPond': 'Du beobachtest diesen Teich und erfährst deshalb auch von dieser Seite.',

@@ -430,7 +430,6 @@ export const messagesEn = {
   'notifications.changeCount': '({count} changes)',
   'notifications.commentCount': '({count} comments)',
   'notifications.version': 'Version ‘{label}’',
-  'notifications.justNow': 'just now',
   'watch.page': 'Watch',
   'watch.pond': 'Watch pond',
   'watch.viaPond': 'You watch this pond, so you hear about this page too.',

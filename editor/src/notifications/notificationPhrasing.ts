@@ -1,7 +1,7 @@
 /**
  * A notification in words, from its payload alone (the list renders without joins): who did
  * what to which page ("Anna and Ben changed ‘Roadmap’ (3 changes)"), a second line with the
- * named version or the latest comment's excerpt, and how long ago it last happened.
+ * named version or the latest comment's excerpt (how long ago: ../i18n/relativeTime.ts).
  */
 import type { NotificationPayload, NotificationType } from '../api/apiViews.ts';
 import type { Locale, MessageKey, Translate } from '../i18n/translator.ts';
@@ -47,25 +47,6 @@ function detailOf(type: NotificationType, payload: NotificationPayload, t: Trans
   if (type === 'page_changed' && payload.versionLabel) return t('notifications.version', { label: payload.versionLabel });
   if (type !== 'page_changed' && payload.commentExcerpt) return payload.commentExcerpt;
   return null;
-}
-
-const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
-  ['year', 365 * 24 * 3600],
-  ['month', 30 * 24 * 3600],
-  ['week', 7 * 24 * 3600],
-  ['day', 24 * 3600],
-  ['hour', 3600],
-  ['minute', 60],
-];
-
-/** "just now", "5 minutes ago", "yesterday", "3 weeks ago" (rounded down to the largest whole unit). */
-export function timeAgo(when: Date, now: Date, t: Translate, locale: Locale): string {
-  const seconds = Math.max(0, (now.getTime() - when.getTime()) / 1000);
-  const format = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
-  for (const [unit, size] of UNITS) {
-    if (seconds >= size) return format.format(-Math.floor(seconds / size), unit);
-  }
-  return t('notifications.justNow');
 }
 
 /** What the badge shows: the count, or "99+" beyond. */
