@@ -5,9 +5,9 @@
  *
  * Recipients (spec: Notification rules): the watchers of the page and of its pond, or exactly
  * `recipientIds` for `mentioned`; never an actor; only active accounts that may read the page
- * now. Read permission goes through the policy module: the pond's access data is loaded once,
- * every candidate is resolved against it in memory, so the cost does not grow with queries
- * per recipient. Three statements in all: the page with its candidates and actors, the pond's
+ * now. Read permission goes through the policy module (`readersOfPage`): the pond's access
+ * data is loaded once, every candidate is resolved against it in memory, so the cost does not
+ * grow with queries per recipient. Three statements in all: the page with its candidates and actors, the pond's
  * access data, and one set-based insert.
  *
  * The payload is denormalized so the list, the bell and the digest render without joins. A
@@ -16,7 +16,8 @@
  */
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { isUuid } from '../policies/accessPolicy.ts';
-import { SubjectAccess, type AccessSubject, type PageState, type PondAccessData } from '../policies/grantResolution.ts';
+import type { PageState } from '../policies/grantResolution.ts';
+import { readersOfPage } from '../policies/pageReaders.ts';
 import { loadPondAccess } from '../policies/pondAccessCache.ts';
 
 export type NotificationType = 'page_changed' | 'comment' | 'mentioned';
@@ -124,28 +125,6 @@ function payloadOf(event: PageEvent, target: EventTarget): NotificationPayload {
   return payload;
 }
 
-/**
- * The candidates who may read the page now. Most recipients are named by no grant of the pond:
- * they resolve like any signed-in user, so that verdict is computed once and shared.
- */
-function readableBy(data: PondAccessData, page: PageState, candidates: readonly [string, boolean][]): string[] {
-  const named = new Set(data.grants.flatMap((grant) => (grant.subjectUserId ? [grant.subjectUserId] : [])));
-  let anySignedIn: boolean | undefined;
-  const readable: string[] = [];
-  for (const [userId, isSiteAdmin] of candidates) {
-    let allowed: boolean;
-    if (isSiteAdmin || named.has(userId)) {
-      const subject: AccessSubject = { userId, signedIn: true, isSiteAdmin };
-      allowed = new SubjectAccess(data, subject).page(page, 'read').allowed;
-    } else {
-      anySignedIn ??= new SubjectAccess(data, { userId, signedIn: true, isSiteAdmin: false }).page(page, 'read').allowed;
-      allowed = anySignedIn;
-    }
-    if (allowed) readable.push(userId);
-  }
-  return readable;
-}
-
 /** Inserts / folds one row per recipient who may read the page now; in `transaction` when given. */
 export async function notifyPageEvent(sequelize: Sequelize, event: PageEvent, transaction?: Transaction): Promise<{ notified: number }> {
   if (!isUuid(event.pageId)) return { notified: 0 };
@@ -162,7 +141,8 @@ export async function notifyPageEvent(sequelize: Sequelize, event: PageEvent, tr
   if (!access) return { notified: 0 };
   const page: PageState = { id: target.id, trashedAt: target.trashed_at ? new Date(target.trashed_at) : null };
   // A fixed order, so two events folding into the same rows take their locks in the same order.
-  const recipients = readableBy(access, page, target.candidates).sort();
+  const candidates = target.candidates.map(([userId, isSiteAdmin]) => ({ userId, isSiteAdmin }));
+  const recipients = readersOfPage(access, page, candidates).sort();
   if (recipients.length === 0) return { notified: 0 };
   const [row] = await sequelize.query<{ notified: number }>(FOLD_SQL, {
     bind: [recipients, event.type, target.pond_id, target.id, JSON.stringify(payloadOf(event, target))],

@@ -30,6 +30,8 @@ const ALLOWED: Record<string, string> = {
   'scripts/bench/collabDatabase.ts': 'benchmark and soak seeding',
   'scripts/bench/searchCorpus.ts': 'benchmark seeding',
   'scripts/bench/publicSeed.ts': 'benchmark seeding',
+  'scripts/bench/notify.ts': 'benchmark seeding',
+  'scripts/bench/notifyDigest.ts': 'benchmark seeding',
 };
 
 const TOUCHES_GRANTS = /\bGrant\.(?:create|find\w*|destroy|update|count|bulkCreate|upsert|sequelize)\b|\b(?:FROM|JOIN|INTO|UPDATE)\s+grants\b/;

@@ -3,8 +3,7 @@ import { describe, test } from 'node:test';
 import type { Node as ProseMirrorNode } from '@tiptap/pm/model';
 import { initProseMirrorDoc } from '@tiptap/y-tiptap';
 import * as Y from 'yjs';
-import { documentSchema } from '../../../content-pipeline/schema/documentSchema.ts';
-import { documentToYDoc, YJS_FRAGMENT_NAME } from '../../../content-pipeline/yjs/yjsConversions.ts';
+import { documentSchema, documentToYDoc, YJS_FRAGMENT_NAME } from '../../../content-pipeline/index.ts';
 import { createAnchor, QUOTE_MAX_CHARS, quoteOf, resolveAnchor, type YjsBinding } from './commentAnchors.ts';
 import type { CommentAnchor } from './commentViews.ts';
 
