@@ -19,7 +19,7 @@ export const digestTextsDe: Record<DigestTextKey, string> = {
   'mail.mentioned': 'Du wurdest erwähnt',
   'mail.mentionedBy': 'Du wurdest erwähnt von {actors}',
   'mail.actors.last': '{names} und {last}',
-  'mail.actors.more': '{names} und {count} weitere',
+  'mail.actors.more': '{names} und {count} weiteren',
   'mail.cadence.hourly': 'Du bekommst diese Zusammenfassung höchstens einmal pro Stunde, wenn es Neues gibt.',
   'mail.cadence.daily': 'Du bekommst diese Zusammenfassung höchstens einmal am Tag, wenn es Neues gibt.',
   'mail.settings': 'Wie oft du sie bekommst, stellst du in deinen Einstellungen ein: {url}',

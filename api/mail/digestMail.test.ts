@@ -26,7 +26,7 @@ test('actor lists name up to three people, then count the rest', () => {
   assert.equal(actorList(['Ada', 'Bob'], 'en'), 'Ada and Bob');
   assert.equal(actorList(['Ada', 'Bob', 'Cy'], 'de'), 'Ada, Bob und Cy');
   assert.equal(actorList(['Ada', 'Bob', 'Cy', 'Dee', 'Eli'], 'en'), 'Ada, Bob, Cy and 2 more');
-  assert.equal(actorList(['Ada', 'Bob', 'Cy', 'Dee'], 'de'), 'Ada, Bob, Cy und 1 weitere');
+  assert.equal(actorList(['Ada', 'Bob', 'Cy', 'Dee'], 'de'), 'Ada, Bob, Cy und 1 weiteren', 'dative: every list follows "von"');
 });
 
 const item = (pond: string, page: string, entry: DigestItem['entry']): DigestItem => ({
