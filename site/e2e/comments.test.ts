@@ -206,6 +206,13 @@ describe('comments on the page screen', () => {
         assert.deepEqual(await readerToolbar.locator('button.tool').evaluateAll((buttons) => buttons.map((button) => button.dataset['label'])), [t('editor.comment')], 'a reader’s toolbar: Comment only');
         await editorContent(reader).locator('.comment-highlight').waitFor();
 
+        // Someone else's new comment reaches the open page by the 30 s poll, with no write or reload of the reader's.
+        const ownersPageComment = await client.post(`/pages/${target.id}/comments`, { body: 'The paint is in the budget.' });
+        assert.equal(ownersPageComment.status, 201);
+        await readerPanel.getByText('The paint is in the budget.').waitFor({ timeout: 45_000 });
+        await reader.waitForFunction(() => document.querySelector('.comment-count')?.getAttribute('data-count') === '2');
+        assert.equal((await client.request('DELETE', `/comments/${ownersPageComment.body.id}`)).status, 204);
+
         // The owner deletes the passage: the reader's panel says so at once, the thread stays.
         await selectInEditor(page, PASSAGE);
         await page.keyboard.press('Backspace');

@@ -6,9 +6,11 @@
  *
  * Requests between islands are state, not events: a panel or editor that hydrates later still
  * finds what was asked of it (a `seq` tells a new request from one already handled).
- * Others' comments show after each own write and when the reader comes back to the tab.
+ * Others' comments show after each own write, every 30 s while the page is shown, and when the
+ * reader comes back to the tab.
  */
 import { callApi } from '../api/apiClient.ts';
+import { startVisiblePolling } from '../api/visiblePolling.ts';
 import { describeFailure } from '../forms/formFailure.ts';
 import type { Translate } from '../i18n/translator.ts';
 import { anchoredThreads, openThreadCount, type AnchoredThread, type AnchorState } from './commentThreadsModel.ts';
@@ -159,7 +161,9 @@ export class PageComments {
 
 const byPage = new Map<string, PageComments>();
 
-/** Coming back to the tab reads others' comments, unless the list is this fresh. */
+/** Others' comments arrive with the spec's polling interval while the page is shown (there is no push). */
+const POLL_MS = 30_000;
+/** Coming back to the tab reads them at once, unless the list is this fresh. */
 const REFRESH_AFTER_MS = 5_000;
 
 /** The one instance for the page; the first island to ask makes it. The server render gets a throwaway one (nothing is loaded there). */
@@ -168,11 +172,8 @@ export function pageCommentsFor(pageId: string, translate: () => Translate): Pag
   let comments = byPage.get(pageId);
   if (!comments) {
     const created = new PageComments(pageId, translate);
-    const refresh = () => {
-      if (document.visibilityState === 'visible') created.refresh(REFRESH_AFTER_MS);
-    };
-    window.addEventListener('focus', refresh);
-    document.addEventListener('visibilitychange', refresh);
+    // Only a list already read is read again: the first read is the islands' (`ensureLoaded`).
+    startVisiblePolling(() => created.refresh(REFRESH_AFTER_MS), { intervalMs: POLL_MS, minGapMs: REFRESH_AFTER_MS });
     byPage.set(pageId, created);
     comments = created;
   }

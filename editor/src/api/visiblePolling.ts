@@ -1,6 +1,6 @@
 /**
  * Calls `poll` every `intervalMs` while the tab is visible (the spec's 30 s for the unread
- * count; there is no push), at once when the tab comes back or the window regains focus, and
+ * count and a page's comments; there is no push), at once when the tab comes back or the window regains focus, and
  * never while the tab is hidden, so a background tab costs the server nothing. A poll still
  * under way is not started again; a focus right after a poll (a tab switch fires both focus
  * and visibilitychange) does not poll twice.
