@@ -82,6 +82,18 @@ export const ERROR_STATUS = {
   plugin_not_optional: 409,
   // Public API and tokens
   scope_required: 403,
+  /** The instance switch `api.enabled` is off: the public REST API answers nothing else. */
+  api_disabled: 404,
+  /** The instance switch `mcp.enabled` is off. */
+  mcp_disabled: 404,
+  /** A bearer secret that is no personal access token of an active account. */
+  access_token_invalid: 401,
+  access_token_expired: 401,
+  access_token_revoked: 401,
+  /** The pond is readable but has not opted in to this channel (`apiEnabled` or `mcpEnabled`); an unreadable one answers 404. */
+  pond_api_disabled: 403,
+  /** The token is restricted to another pond (`details.pondId`); an unreadable pond answers 404. */
+  token_pond_restricted: 403,
   // Files
   upload_type_not_allowed: 415,
   attachment_integrity_failure: 500,
