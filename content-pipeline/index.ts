@@ -10,6 +10,6 @@ export { expandPlaceholders, expandPluginBlocks, expandTransclusions, MAX_TRANSC
 export { sanitizeSvg } from './html/svgSanitizer.ts';
 export { renderCommentHtml } from './html/commentHtml.ts';
 export { extract } from './extraction/extract.ts';
-export { YJS_FRAGMENT_NAME, documentToYDoc, documentToYjsUpdate, replaceYDocContent, yDocToDocument, yjsUpdateToDocument } from './yjs/yjsConversions.ts';
+export { YJS_FRAGMENT_NAME, appendYDocContent, documentToYDoc, documentToYjsUpdate, replaceYDocContent, yDocToDocument, yjsUpdateToDocument } from './yjs/yjsConversions.ts';
 /** The XSS corpus every layer that serves content tests itself against (tests only). */
 export { XSS_VECTORS } from './html/xssVectors.ts';

@@ -4,7 +4,7 @@ import type { JSONContent } from '@tiptap/core';
 import * as Y from 'yjs';
 import { documentSchema, type DocumentJson } from '../schema/documentSchema.ts';
 import { markdownToDocument } from '../markdown/markdownToDocument.ts';
-import { documentToYDoc, documentToYjsUpdate, replaceYDocContent, yDocToDocument, yjsUpdateToDocument, YJS_FRAGMENT_NAME } from './yjsConversions.ts';
+import { appendYDocContent, documentToYDoc, documentToYjsUpdate, replaceYDocContent, yDocToDocument, yjsUpdateToDocument, YJS_FRAGMENT_NAME } from './yjsConversions.ts';
 
 const text = (value: string, marks?: JSONContent['marks']): JSONContent => (marks ? { type: 'text', text: value, marks } : { type: 'text', text: value });
 const paragraph = (...content: JSONContent[]): JSONContent => ({ type: 'paragraph', content });
@@ -167,4 +167,55 @@ test('replaceYDocContent: a live Y.Doc and a peer bound to it both converge on t
   assert.deepEqual(yDocToDocument(live), expected);
   assert.deepEqual(yDocToDocument(peer), expected);
   assert.doesNotMatch(JSON.stringify(yDocToDocument(peer)), /Old|hello/);
+});
+
+test('appendYDocContent: existing nodes stay (the same Yjs items), the new blocks follow them, in one transaction', () => {
+  const live = documentToYDoc(markdownToDocument('# Kept\n\nfirst **bold** [[link]]'));
+  const peer = new Y.Doc();
+  Y.applyUpdate(peer, Y.encodeStateAsUpdate(live));
+  const updates: Uint8Array[] = [];
+  const origins: unknown[] = [];
+  live.on('update', (update: Uint8Array) => {
+    updates.push(update);
+    Y.applyUpdate(peer, update);
+  });
+  live.on('afterTransaction', (transaction: Y.Transaction) => origins.push(transaction.origin));
+  const before = live.getXmlFragment(YJS_FRAGMENT_NAME).toArray();
+
+  appendYDocContent(live, markdownToDocument('## Added\n\n- one\n- two'), 'append');
+
+  assert.equal(updates.length, 1);
+  assert.deepEqual(origins, ['append']);
+  const after = live.getXmlFragment(YJS_FRAGMENT_NAME).toArray();
+  assert.equal(after.length, before.length + 2);
+  before.forEach((item, index) => assert.equal(after[index], item, `item ${index} is the one that was there`));
+  const expected = markdownToDocument('# Kept\n\nfirst **bold** [[link]]\n\n## Added\n\n- one\n- two');
+  assert.deepEqual(yDocToDocument(live), expected);
+  assert.deepEqual(yDocToDocument(peer), expected);
+  assert.equal(Y.snapshot(live).ds.clients.size, 0, 'nothing was deleted');
+});
+
+test('appendYDocContent: a paragraph a peer appended concurrently survives, and both sides converge', () => {
+  const live = documentToYDoc(markdownToDocument('start'));
+  const peer = new Y.Doc();
+  Y.applyUpdate(peer, Y.encodeStateAsUpdate(live));
+  peer.transact(() => {
+    const paragraph = new Y.XmlElement('paragraph');
+    paragraph.insert(0, [new Y.XmlText('typed')]);
+    const fragment = peer.getXmlFragment(YJS_FRAGMENT_NAME);
+    fragment.insert(fragment.length, [paragraph]);
+  });
+  appendYDocContent(live, markdownToDocument('appended'));
+  Y.applyUpdate(peer, Y.encodeStateAsUpdate(live, Y.encodeStateVector(peer)));
+  Y.applyUpdate(live, Y.encodeStateAsUpdate(peer, Y.encodeStateVector(live)));
+  const texts = JSON.stringify(yDocToDocument(live));
+  for (const word of ['start', 'typed', 'appended']) assert.match(texts, new RegExp(word));
+  assert.deepEqual(yDocToDocument(peer), yDocToDocument(live));
+  assert.equal(yDocToDocument(live).content?.[0]?.content?.[0]?.text, 'start');
+});
+
+test('appendYDocContent on an empty Y.Doc gives the appended document', () => {
+  const ydoc = new Y.Doc();
+  appendYDocContent(ydoc, markdownToDocument('only'));
+  assert.deepEqual(yDocToDocument(ydoc), markdownToDocument('only'));
 });

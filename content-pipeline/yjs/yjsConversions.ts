@@ -156,15 +156,37 @@ export function yjsUpdateToDocument(update: Uint8Array): DocumentJson {
  * are deleted, not rewritten, so history stays append-only and concurrent inserts survive.
  */
 export function replaceYDocContent(ydoc: Y.Doc, doc: DocumentJson, origin: unknown = null): void {
-  const replacement = documentToYDoc(doc);
+  const items = topLevelItemsOf(doc);
+  ydoc.transact(() => {
+    const fragment = ydoc.getXmlFragment(YJS_FRAGMENT_NAME);
+    fragment.delete(0, fragment.length);
+    fragment.insert(0, items);
+  }, origin);
+}
+
+/**
+ * Adds `doc`'s blocks after everything a live Y.Doc holds, in one transaction with `origin`
+ * (an API append goes through here). Nothing is deleted or rewritten, so every existing node,
+ * and whatever a peer typed concurrently, stays; Yjs orders two concurrent appends at the end
+ * deterministically, so all peers converge on the same order.
+ */
+export function appendYDocContent(ydoc: Y.Doc, doc: DocumentJson, origin: unknown = null): void {
+  const items = topLevelItemsOf(doc);
+  ydoc.transact(() => {
+    const fragment = ydoc.getXmlFragment(YJS_FRAGMENT_NAME);
+    fragment.insert(fragment.length, items);
+  }, origin);
+}
+
+/**
+ * The document's top-level Yjs items, unattached: built in a scratch Y.Doc (so node marks are
+ * encoded as `documentToYDoc` does) and cloned, because an item belongs to one Y.Doc.
+ */
+function topLevelItemsOf(doc: DocumentJson): (Y.XmlElement | Y.XmlText)[] {
+  const scratch = documentToYDoc(doc);
   try {
-    const items = replacement.getXmlFragment(YJS_FRAGMENT_NAME).toArray().map((item) => item.clone());
-    ydoc.transact(() => {
-      const fragment = ydoc.getXmlFragment(YJS_FRAGMENT_NAME);
-      fragment.delete(0, fragment.length);
-      fragment.insert(0, items as (Y.XmlElement | Y.XmlText)[]);
-    }, origin);
+    return scratch.getXmlFragment(YJS_FRAGMENT_NAME).toArray().map((item) => item.clone()) as (Y.XmlElement | Y.XmlText)[];
   } finally {
-    replacement.destroy();
+    scratch.destroy();
   }
 }
