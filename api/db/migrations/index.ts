@@ -12,6 +12,7 @@ import * as accountDeletion from './0007-account-deletion.ts';
 import * as publicLayer from './0008-public-layer.ts';
 import * as publicContentText from './0009-public-content-text.ts';
 import * as commentsNotifications from './0010-comments-notifications.ts';
+import * as apiTokens from './0011-api-tokens.ts';
 
 export interface Migration {
   name: string;
@@ -30,4 +31,5 @@ export const migrations: Migration[] = [
   { name: '0008-public-layer', ...publicLayer },
   { name: '0009-public-content-text', ...publicContentText },
   { name: '0010-comments-notifications', ...commentsNotifications },
+  { name: '0011-api-tokens', ...apiTokens },
 ];
