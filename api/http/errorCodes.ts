@@ -94,6 +94,8 @@ export const ERROR_STATUS = {
   pond_api_disabled: 403,
   /** The token is restricted to another pond (`details.pondId`); an unreadable pond answers 404. */
   token_pond_restricted: 403,
+  /** `POST /users/me/api-tokens` with an `expiresAt` that is not in the future (a validation refusal, hence the status of `validation_failed`). */
+  token_expiry_past: 400,
   // Files
   upload_type_not_allowed: 415,
   attachment_integrity_failure: 500,

@@ -68,6 +68,7 @@ export const errorMessagesDe: Record<ErrorCode, string> = {
   access_token_revoked: 'Dieses Zugriffstoken wurde widerrufen.',
   pond_api_disabled: 'Dieser Teich hat den Zugang über diesen Kanal nicht eingeschaltet.',
   token_pond_restricted: 'Dieses Zugriffstoken ist auf einen anderen Teich beschränkt.',
+  token_expiry_past: 'Das Ablaufdatum eines Tokens muss in der Zukunft liegen.',
   upload_type_not_allowed: 'Dieser Dateityp ist nicht erlaubt.',
   attachment_integrity_failure: 'Die gespeicherte Datei ist beschädigt und kann nicht ausgeliefert werden.',
   quota_exceeded: 'Ein Kontingent ist ausgeschöpft.',

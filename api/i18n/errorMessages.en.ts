@@ -68,6 +68,7 @@ export const errorMessagesEn: Record<ErrorCode, string> = {
   access_token_revoked: 'This access token has been revoked.',
   pond_api_disabled: 'This pond has not switched on access for this channel.',
   token_pond_restricted: 'This access token is restricted to another pond.',
+  token_expiry_past: "A token's expiry must lie in the future.",
   upload_type_not_allowed: 'This file type is not allowed.',
   attachment_integrity_failure: 'The stored file is damaged and cannot be delivered.',
   quota_exceeded: 'A quota is exhausted.',
