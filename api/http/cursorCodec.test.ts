@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
-import { backlinkCursor, phantomCursor, searchCursor, timelineCursor, trashCursor } from './cursorCodec.ts';
+import { auditCursor, backlinkCursor, phantomCursor, searchCursor, timelineCursor, trashCursor } from './cursorCodec.ts';
 
 const ID = '0b5e6c1a-3f2d-4c8e-9a7b-1d2e3f405162';
 const wire = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
@@ -47,6 +47,13 @@ describe('cursor codec', () => {
     assert.equal(searchCursor.decode(wire([0, 0.5, ID, 'extra'])), null);
     assert.equal(searchCursor.decode(wire({ tier: 0, rank: 0.5, id: ID })), null);
     for (const text of ['garbage', '', '%%%', Buffer.from('2024-01-01 00:00:00|' + ID).toString('base64url')]) assert.equal(timelineCursor.decode(text), null, text);
+  });
+
+  test('audit ids: positive bigints as decimal text, nothing a bigint cannot hold', () => {
+    const cursor = { createdKey: '2024-06-15 12:00:00.123456', id: '9223372036854775807' };
+    assert.deepEqual(auditCursor.decode(auditCursor.encode(cursor)), cursor);
+    for (const entryId of ['9223372036854775808', '0', '-1', '01', '1.5', '1e3', '', 7, null, ID]) assert.equal(auditCursor.decode(wire([cursor.createdKey, entryId])), null, String(entryId));
+    assert.equal(auditCursor.decode(wire(['2024-02-30 00:00:00', '1'])), null);
   });
 
   test('the query field decodes a cursor, or fails on the field', () => {

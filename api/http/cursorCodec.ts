@@ -135,3 +135,17 @@ export const accountListCursor = cursorCodec<AccountListCursor>(
   z.tuple([storableString().min(1), id]).transform(([username, userId]) => ({ username, id: userId })),
   (cursor) => [cursor.username, cursor.id],
 );
+
+/** An audit entry's id: a positive `bigint` (bigserial), as decimal text so no digit is lost to a JS number. */
+const auditId = z.string().refine((value) => /^[1-9]\d{0,18}$/.test(value) && BigInt(value) <= 9223372036854775807n);
+
+/** Where the audit list continues, newest first: the last entry's timestamp (UTC text, microseconds kept) and id. */
+export interface AuditCursor {
+  createdKey: string;
+  id: string;
+}
+
+export const auditCursor = cursorCodec<AuditCursor>(
+  z.tuple([utcKey, auditId]).transform(([createdKey, entryId]) => ({ createdKey, id: entryId })),
+  (cursor) => [cursor.createdKey, cursor.id],
+);
