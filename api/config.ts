@@ -80,6 +80,7 @@ const envSchema = z.object({
   LOGIN_RATE_LIMIT_PER_ACCOUNT: z.coerce.number().int().min(1).default(10),
   LOGIN_RATE_LIMIT_PER_IP: z.coerce.number().int().min(1).default(50),
   LOGIN_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(900),
+  API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   PASSWORD_HASH_COST: z.coerce.number().int().min(10).max(20).default(17),
   COLLAB_HOST: z.string().min(1).default('127.0.0.1'),
   COLLAB_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
@@ -107,6 +108,8 @@ export interface AppConfig {
   readonly smtpFallback: SmtpSettings | null;
   /** `perAccount` counts attempts per (account, client address), `perIp` per client address. */
   readonly loginRateLimit: { perAccount: number; perIp: number; windowSeconds: number };
+  /** Requests per personal access token and minute, REST and MCP together (429 with `Retry-After` beyond). */
+  readonly apiRateLimit: { limit: number; windowSeconds: number };
   /** log2 of the scrypt cost parameter N (17 = OWASP's 2^17); lower stored costs are raised at sign-in. */
   readonly passwordHashCost: number;
   /** Where the collab process listens; the API proxies `/collab` WebSocket upgrades there. */
@@ -167,6 +170,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       perIp: parsed.LOGIN_RATE_LIMIT_PER_IP,
       windowSeconds: parsed.LOGIN_RATE_LIMIT_WINDOW_SECONDS,
     },
+    apiRateLimit: { limit: parsed.API_RATE_LIMIT_PER_MINUTE, windowSeconds: 60 },
     passwordHashCost: parsed.PASSWORD_HASH_COST,
     collab: { host: parsed.COLLAB_HOST, port: parsed.COLLAB_PORT, storeDebounceMs: parsed.COLLAB_STORE_DEBOUNCE_MS },
     publicCacheBytes: parsed.PUBLIC_CACHE_MB * 1024 * 1024,

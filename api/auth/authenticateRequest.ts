@@ -10,9 +10,20 @@ import type { AppServices } from '../services.ts';
 import { renderReadsOf, type RenderReads } from '../http/inProcessFetch.ts';
 import { SESSION_COOKIE, clearSessionCookie, readCookie, setSessionCookie, validateSessionToken, type ValidatedSession } from './sessions.ts';
 
+/** The personal access token a bearer caller presented (spec: Personal access token). */
+export interface ActorToken {
+  id: string;
+  name: string;
+  scope: 'read' | 'write';
+  /** The one pond the token may reach, or null for every pond its owner reaches. */
+  pondId: string | null;
+}
+
+/** A signed-in caller: by the session cookie (`session`) or by a personal access token (`token`), never both. */
 export interface Actor {
   user: User;
-  session: Session;
+  session: Session | null;
+  token: ActorToken | null;
 }
 
 export interface Authenticator {
@@ -39,7 +50,7 @@ export const sessionCookieAuthentication: Authenticator = {
       return null;
     }
     if (validated.refreshed) setSessionCookie(res, token, validated.session.expiresAt, secure);
-    return { user: validated.user, session: validated.session };
+    return { user: validated.user, session: validated.session, token: null };
   },
 };
 

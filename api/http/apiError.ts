@@ -26,4 +26,6 @@ export class ApiError extends Error {
 /** A read the caller may not make looks exactly like a missing resource. */
 export const notFound = (details: ErrorDetails = {}) => new ApiError('not_found', 404, details);
 export const unauthenticated = () => new ApiError('unauthenticated', 401);
+/** A token route called without `Authorization: Bearer …` (RFC 6750: the challenge names the scheme). */
+export const bearerRequired = () => new ApiError('unauthenticated', 401, {}, { 'WWW-Authenticate': 'Bearer realm="dorfteich"' });
 export const forbidden = (details: ErrorDetails = {}) => new ApiError('forbidden', 403, details);

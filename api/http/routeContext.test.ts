@@ -143,7 +143,7 @@ function bearerAuthentication(ttlDays: number): Authenticator {
       const match = /^Bearer ([\w.-]+)$/.exec(req.headers.authorization ?? '');
       if (!match?.[1]) return null;
       const validated = await validateSessionToken(match[1], { ttlDays });
-      return validated ? { user: validated.user, session: validated.session } : null;
+      return validated ? { user: validated.user, session: validated.session, token: null } : null;
     },
   };
 }

@@ -24,7 +24,8 @@ import {
 } from '../policies/accessPolicy.ts';
 import type { Locale } from '../i18n/locale.ts';
 import type { AppServices } from '../services.ts';
-import { ApiError, forbidden, unauthenticated } from './apiError.ts';
+import { ApiError, bearerRequired, forbidden, unauthenticated } from './apiError.ts';
+import { recordTokenWrite } from '../audit/tokenWrites.ts';
 import { assertSameOrigin } from './csrf.ts';
 import { isFormRequest, readFormBody } from './formBody.ts';
 import { renderReadsOf, type RenderReads } from './inProcessFetch.ts';
@@ -52,9 +53,15 @@ export type AccessRule =
   /** `allowTrashed` for routes that work on trashed pages (restore, purge); `session` as for ponds. */
   | { kind: 'page'; capability: PageCapability; param?: string; allowTrashed?: boolean; session?: boolean }
   /** Labels belong to their pond: the capability is checked at pond level; `session` as for ponds. */
-  | { kind: 'label'; capability: PondCapability; param?: string; session?: boolean };
+  | { kind: 'label'; capability: PondCapability; param?: string; session?: boolean }
+  /**
+   * A personal access token (public REST API): 401 without one, 403 `scope_required` when a
+   * read token calls a `write` route. The pond opt-in, the token's pond restriction and the
+   * permission model follow in the handler (api/publicApi/apiCall.ts), in the spec's order.
+   */
+  | { kind: 'token'; scope: 'read' | 'write' };
 
-export const ACCESS_RULE_KINDS = ['public', 'session', 'siteAdmin', 'setupAdmin', 'pond', 'page', 'label'] as const satisfies AccessRule['kind'][];
+export const ACCESS_RULE_KINDS = ['public', 'session', 'siteAdmin', 'setupAdmin', 'pond', 'page', 'label', 'token'] as const satisfies AccessRule['kind'][];
 
 /**
  * Rules under which the handler always has a signed-in caller. Writing and administering
@@ -63,7 +70,7 @@ export const ACCESS_RULE_KINDS = ['public', 'session', 'siteAdmin', 'setupAdmin'
  * enforces it, so the type holds.
  */
 type SignedInRule =
-  | { kind: 'session' | 'siteAdmin' | 'setupAdmin' }
+  | { kind: 'session' | 'siteAdmin' | 'setupAdmin' | 'token' }
   | { kind: 'pond' | 'page' | 'label'; session: true }
   | { kind: 'pond' | 'label'; capability: 'write' | 'admin' }
   | { kind: 'page'; capability: 'write' };
@@ -76,6 +83,7 @@ export function ruleRequiresActor(rule: AccessRule): boolean {
     case 'session':
     case 'siteAdmin':
     case 'setupAdmin':
+    case 'token':
       return true;
     case 'pond':
     case 'label':
@@ -152,6 +160,21 @@ export interface RouteResult {
   body?: unknown;
 }
 
+/**
+ * What the OpenAPI document says of a route (api/publicApi/openApiDocument.ts); every public
+ * REST route carries one, so the document is made from the same schemas the route validates with.
+ */
+export interface RouteDescription {
+  summary: string;
+  description?: string;
+  /** The document's group: 'Me', 'Ponds', 'Pages', 'Search', 'Labels', 'Comments', 'Export'. */
+  tag: string;
+  /** The success answer: its status and the zod schema of its JSON body (null: no body), or another media type. */
+  response: { status: number; schema: z.ZodType | null; description: string; mediaType?: string };
+  /** Error statuses the route can answer besides those every token route has (401, 403, 404 switch, 429). */
+  errors?: number[];
+}
+
 export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, A extends AccessRule = AccessRule, Path extends string = string> {
   method: HttpMethod;
   path: Path;
@@ -174,6 +197,8 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, A extend
    * locked step answers 410 whatever its body (e.g. `POST /setup/admin` after setup).
    */
   precondition?: () => Promise<void>;
+  /** The public REST API's routes describe themselves for the OpenAPI document. */
+  describe?: RouteDescription;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
@@ -247,7 +272,11 @@ export async function runRoute(route: AnyRoute, run: RouteRun): Promise<RouteRes
   const form = route.formBody === true && isFormRequest(req);
   if (!form) assertJsonBody(req, route.body !== undefined);
   const body = await parseWithSchema(route.body, form ? await readFormBody(req) : req.body, 'body', locale);
-  return route.handler({ req, res, params, query, body, actor, subject, resource, services, locale });
+  const result = await route.handler({ req, res, params, query, body, actor, subject, resource, services, locale });
+  if (route.access.kind === 'token' && route.access.scope === 'write' && actor?.token) {
+    await recordTokenWrite(actor, { channel: 'rest', method: route.method.toUpperCase(), route: route.path, params: run.params, status: result?.status ?? (result?.body === undefined ? 204 : 200) }, req.ip);
+  }
+  return result;
 }
 
 async function enforceAccessRule(
@@ -279,6 +308,10 @@ async function enforceAccessRule(
       return authorizePage(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability, { allowTrashed: rule.allowTrashed ?? false, loadPage: render ? (id) => pageOfRender(render, id) : undefined });
     case 'label':
       return authorizeLabel(services.sequelize, subject, params[rule.param ?? 'id'] ?? '', rule.capability);
+    case 'token':
+      if (!actor?.token) throw bearerRequired();
+      if (rule.scope === 'write' && actor.token.scope !== 'write') throw new ApiError('scope_required', 403);
+      return {};
     default:
       throw new ApiError('internal_error');
   }

@@ -33,6 +33,8 @@ export interface PageListingOptions {
   /** Inclusive lower bounds; an ISO 8601 timestamp with offset, or a Date. */
   createdSince?: string | Date | null;
   updatedSince?: string | Date | null;
+  /** Only the children of this page (null: the top level); absent: every page. */
+  parentId?: string | null;
   limit?: number;
   cursor?: TimelineCursor | null;
 }
@@ -69,6 +71,8 @@ interface BatchQuery {
   pondId: string;
   createdSince: string | null;
   updatedSince: string | null;
+  /** Undefined: any parent. */
+  parentId?: string | null;
   after: TimelineCursor | null;
   /** Null: no LIMIT (the unfiltered baseline). */
   limit: number | null;
@@ -78,6 +82,7 @@ async function fetchBatch(sequelize: Sequelize, query: BatchQuery): Promise<Page
   const conditions = ['pond_id = :pondId', 'trashed_at IS NULL'];
   if (query.createdSince) conditions.push('created_at >= CAST(:createdSince AS timestamptz)');
   if (query.updatedSince) conditions.push('updated_at >= CAST(:updatedSince AS timestamptz)');
+  if (query.parentId !== undefined) conditions.push(query.parentId === null ? 'parent_id IS NULL' : 'parent_id = CAST(:parentId AS uuid)');
   if (query.after) conditions.push(`(created_at, id) > (CAST(:afterCreated AS timestamp) AT TIME ZONE 'UTC', CAST(:afterId AS uuid))`);
   return sequelize.query<PageRow>(
     `SELECT id, slug, title, parent_id, position, created_by, updated_by,
@@ -93,6 +98,7 @@ async function fetchBatch(sequelize: Sequelize, query: BatchQuery): Promise<Page
         pondId: query.pondId,
         createdSince: query.createdSince,
         updatedSince: query.updatedSince,
+        parentId: query.parentId ?? null,
         afterCreated: query.after?.createdKey ?? null,
         afterId: query.after?.id ?? null,
         limit: query.limit,
@@ -130,11 +136,11 @@ export async function listVisiblePages(sequelize: Sequelize, access: SubjectAcce
   const readable = liveReadability(access);
   const createdSince = options.createdSince ? asTimestamp(options.createdSince) : null;
   const updatedSince = options.updatedSince ? asTimestamp(options.updatedSince) : null;
-  const shareKey = `${pondId}|${access.subject.userId ?? 'anonymous'}`;
+  const shareKey = `${pondId}|${access.subject.userId ?? 'anonymous'}${options.parentId === undefined ? '' : `|${options.parentId}`}`;
   const { items: rows, nextKey, keptShare } = await collectReadable({
     limit: options.limit ?? DEFAULT_PAGE_LIST_LIMIT,
     after: options.cursor ?? null,
-    fetch: (after, limit) => fetchBatch(sequelize, { pondId, createdSince, updatedSince, after, limit }),
+    fetch: (after, limit) => fetchBatch(sequelize, { pondId, createdSince, updatedSince, parentId: options.parentId, after, limit }),
     keyOf: (row) => ({ createdKey: row.created_utc, id: row.id }),
     keep: (row) => (readable(row.id) ? row : null),
     maxBatch: MAX_BATCH,

@@ -131,7 +131,7 @@ export const authAccountRoutes: AnyRoute[] = [
       });
       if (session) {
         // As at login: a new sign-in gets a new session; the one this browser had ends.
-        if (actor) await invalidateSession(actor.session.id);
+        if (actor?.session) await invalidateSession(actor.session.id);
         setSessionCookie(res, session.token, session.session.expiresAt, isSecureRequest(req, services));
       }
       return { status: 201, body: { user: presentUser(user), mailConfigured, signedIn: session !== null } };

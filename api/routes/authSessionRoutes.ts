@@ -55,7 +55,7 @@ export const authSessionRoutes: AnyRoute[] = [
       const verifiedHash = user.passwordHash;
       const upgradedHash = verifiedHash && needsRehash(verifiedHash, config.passwordHashCost) ? await hashPassword(body.password, config.passwordHashCost) : null;
       // A new sign-in always gets a new session; the previous one of this browser ends.
-      if (actor) await invalidateSession(actor.session.id);
+      if (actor?.session) await invalidateSession(actor.session.id);
       const session = await sequelize.transaction(async (transaction) => {
         user.lastLoginAt = new Date();
         await user.save({ transaction });
@@ -76,7 +76,7 @@ export const authSessionRoutes: AnyRoute[] = [
     setupExempt: true,
     handler: async ({ req, res, actor, services }) => {
       if (actor) {
-        await invalidateSession(actor.session.id);
+        if (actor.session) await invalidateSession(actor.session.id);
         await recordAudit({ actor: auditActorOf(actor.user), action: 'auth.logout', ip: req.ip });
       }
       clearSessionCookie(res, isSecureRequest(req, services));
@@ -91,7 +91,7 @@ export const authSessionRoutes: AnyRoute[] = [
     setupExempt: true,
     handler: async ({ actor, res }) => {
       res.setHeader('Cache-Control', 'no-store');
-      return { body: { user: actor ? presentUser(actor.user) : null, expiresAt: actor ? actor.session.expiresAt.toISOString() : null } };
+      return { body: { user: actor ? presentUser(actor.user) : null, expiresAt: actor?.session ? actor.session.expiresAt.toISOString() : null } };
     },
   }),
 ];

@@ -30,7 +30,7 @@ export const collabRoutes: AnyRoute[] = [
       const page = resource.page;
       const mode: CollabMode = actor && resource.access.page(page, 'write').allowed ? 'rw' : 'ro';
       // The session's row id, not the cookie: the server closes the socket when this session ends.
-      const origin = actor ? ({ kind: 'session', sessionId: actor.session.id } as const) : null;
+      const origin = actor?.session ? ({ kind: 'session', sessionId: actor.session.id } as const) : null;
       const { token, expiresAt } = signCollabToken(services.config.sessionSecret, { pageId: page.id, userId: actor?.user.id ?? null, origin, mode });
       // A token is a credential: no shared cache may keep it.
       res.setHeader('Cache-Control', 'no-store');

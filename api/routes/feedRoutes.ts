@@ -12,7 +12,8 @@
 import type { Request, Response } from 'express';
 import type { Sequelize } from 'sequelize';
 import { renderAtomFeed, type AtomFeed } from '../feeds/atomXml.ts';
-import { findLivePond, findReadablePage, resolveFeedReader, type FeedReader } from '../feeds/feedAccess.ts';
+import { resolveFeedReader, type FeedReader } from '../feeds/feedAccess.ts';
+import { findLivePond, findReadablePage } from '../pages/slugLookup.ts';
 import { applyTokenRequestHeaders, sendFeed } from '../feeds/feedResponse.ts';
 import { publicBaseUrl } from '../feeds/feedUrls.ts';
 import { buildPageFeed } from '../feeds/pageFeed.ts';

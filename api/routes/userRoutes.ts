@@ -74,7 +74,7 @@ export const userRoutes: AnyRoute[] = [
         // Only over the hash just checked: a reset or another change meanwhile is not overwritten.
         const [changed] = await User.update({ passwordHash: newHash }, { where: { id: user.id, passwordHash: storedHash }, transaction });
         if (changed === 0) throw new ApiError('current_password_wrong');
-        await invalidateUserSessions(user.id, transaction, session.id);
+        await invalidateUserSessions(user.id, transaction, session?.id);
         await recordAudit({ actor: auditActorOf(user), action: 'auth.password_changed', ip: req.ip }, transaction);
       });
       return { status: 204 };
