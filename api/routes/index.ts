@@ -30,6 +30,7 @@ import { watchRoutes } from './watchRoutes.ts';
 import { notificationRoutes } from './notificationRoutes.ts';
 import { unsubscribeRoutes } from './unsubscribeRoutes.ts';
 import { adminJobRoutes } from './adminJobRoutes.ts';
+import { exportRoutes } from './exportRoutes.ts';
 
 export const internalApiRoutes: AnyRoute[] = [
   // For page renders in this process only; first, so no pattern of another route takes its path.
@@ -64,4 +65,5 @@ export const internalApiRoutes: AnyRoute[] = [
   ...adminSiteRoutes,
   ...adminUserRoutes,
   ...adminJobRoutes,
+  ...exportRoutes,
 ];
