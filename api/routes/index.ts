@@ -8,6 +8,7 @@ import { authSessionRoutes } from './authSessionRoutes.ts';
 import { favoriteRoutes } from './favoriteRoutes.ts';
 import { feedRoutes } from './feedRoutes.ts';
 import { feedTokenRoutes } from './feedTokenRoutes.ts';
+import { apiTokenRoutes } from './apiTokenRoutes.ts';
 import { healthRoutes } from './healthRoutes.ts';
 import { homeRoutes } from './homeRoutes.ts';
 import { legalRoutes } from './legalRoutes.ts';
@@ -31,6 +32,7 @@ import { notificationRoutes } from './notificationRoutes.ts';
 import { unsubscribeRoutes } from './unsubscribeRoutes.ts';
 import { adminJobRoutes } from './adminJobRoutes.ts';
 import { exportRoutes } from './exportRoutes.ts';
+import { adminAuditRoutes } from './adminAuditRoutes.ts';
 
 export const internalApiRoutes: AnyRoute[] = [
   // For page renders in this process only; first, so no pattern of another route takes its path.
@@ -46,6 +48,7 @@ export const internalApiRoutes: AnyRoute[] = [
   ...authAccountRoutes,
   ...userRoutes,
   ...feedTokenRoutes,
+  ...apiTokenRoutes,
   ...pondRoutes,
   ...memberRoutes,
   ...grantRoutes,
@@ -66,4 +69,5 @@ export const internalApiRoutes: AnyRoute[] = [
   ...adminUserRoutes,
   ...adminJobRoutes,
   ...exportRoutes,
+  ...adminAuditRoutes,
 ];

@@ -9,7 +9,9 @@
  *   a token restricted to a pond that no longer exists must not quietly open every pond.
  * - The audit list pages newest first by (created_at, id). The action filter takes a prefix
  *   (`api.*` → `LIKE 'api.%'`); a plain btree serves LIKE prefixes only under the C collation,
- *   `text_pattern_ops` does under any.
+ *   `text_pattern_ops` does under any. The actor filter takes a username: the account's id,
+ *   or the name an entry kept (`actor_name`, the username at the time), so entries of a
+ *   deleted account are still found by its former name.
  */
 import type { Sequelize } from 'sequelize';
 
@@ -34,11 +36,13 @@ export async function up({ sequelize }: { sequelize: Sequelize }): Promise<void>
     DROP INDEX audit_entries_created_idx;
     CREATE INDEX audit_entries_keyset_idx ON audit_entries (created_at DESC, id DESC);
     CREATE INDEX audit_entries_action_prefix_idx ON audit_entries (action text_pattern_ops, created_at DESC);
+    CREATE INDEX audit_entries_actor_name_idx ON audit_entries (lower(actor_name), created_at DESC);
   `);
 }
 
 export async function down({ sequelize }: { sequelize: Sequelize }): Promise<void> {
   await sequelize.query(`
+    DROP INDEX audit_entries_actor_name_idx;
     DROP INDEX audit_entries_action_prefix_idx;
     DROP INDEX audit_entries_keyset_idx;
     CREATE INDEX audit_entries_created_idx ON audit_entries (created_at DESC);
