@@ -7,8 +7,12 @@ import type { Locale } from '../../../api/i18n/locale.ts';
 import type { NotificationPayload, NotificationType } from '../../../api/notifications/notificationFanOut.ts';
 import type { NotificationView } from '../../../api/notifications/notificationList.ts';
 import type { WatchView } from '../../../api/notifications/watches.ts';
+import type { ApiTokenView } from '../../../api/presenters/apiTokenPresenter.ts';
 
 export type { ErrorCode, Locale };
+
+/** A personal access token of `GET /users/me/api-tokens`: never the secret. */
+export type { ApiTokenView };
 
 export type DigestFrequency = 'hourly' | 'daily' | 'off';
 export type RegistrationMode = 'open' | 'closed';
