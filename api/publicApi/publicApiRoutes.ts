@@ -1,10 +1,11 @@
 /** Every public REST route (`/api/public/v1`), one table per resource family; the OpenAPI document lists exactly these. */
 import type { AnyRoute } from '../http/routeTable.ts';
 import { meRoutes } from './routes/meRoutes.ts';
+import { openApiRoutes } from './routes/openApiRoutes.ts';
 import { pageApiRoutes } from './routes/pageApiRoutes.ts';
 import { pondApiRoutes } from './routes/pondApiRoutes.ts';
 
 /** Served whatever the instance switch says (publicApiRouter.ts). */
 export const OPEN_API_PATH = '/openapi.json';
 
-export const publicApiRoutes: AnyRoute[] = [...meRoutes, ...pondApiRoutes, ...pageApiRoutes];
+export const publicApiRoutes: AnyRoute[] = [...meRoutes, ...pondApiRoutes, ...pageApiRoutes, ...openApiRoutes];
