@@ -3,26 +3,44 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import express from 'express';
 import { sessionCookieAuthentication } from '../auth/authenticateRequest.ts';
+import { publicApiRoutes } from '../publicApi/publicApiRoutes.ts';
 import { internalApiRoutes } from '../routes/index.ts';
 import type { AppServices } from '../services.ts';
 import { ACCESS_RULE_KINDS, registerRoutes, type AnyRoute } from './routeTable.ts';
 
-test('every route in the internal table declares a known access rule', () => {
+test('every route in the internal and the public table declares a known access rule', () => {
   assert.ok(internalApiRoutes.length > 10);
-  for (const route of internalApiRoutes) {
+  for (const route of [...internalApiRoutes, ...publicApiRoutes]) {
     const label = `${route.method.toUpperCase()} ${route.path}`;
     assert.ok(route.access, `${label} has no access rule`);
     assert.ok((ACCESS_RULE_KINDS as readonly string[]).includes(route.access.kind), `${label} has an unknown access rule`);
   }
 });
 
-test('no two routes share a method and path', () => {
-  const seen = new Set<string>();
-  for (const route of internalApiRoutes) {
-    const key = `${route.method} ${route.path}`;
-    assert.ok(!seen.has(key), `duplicate route ${key}`);
-    seen.add(key);
+test('no two routes of a table share a method and path', () => {
+  for (const table of [internalApiRoutes, publicApiRoutes]) {
+    const seen = new Set<string>();
+    for (const route of table) {
+      const key = `${route.method} ${route.path}`;
+      assert.ok(!seen.has(key), `duplicate route ${key}`);
+      seen.add(key);
+    }
   }
+});
+
+test('public REST routes take a personal access token, reads with read scope and writes with write scope; only the OpenAPI document is open', () => {
+  assert.ok(publicApiRoutes.length >= 7);
+  for (const route of publicApiRoutes) {
+    const label = `${route.method.toUpperCase()} ${route.path}`;
+    if (route.access.kind === 'public') {
+      assert.equal(route.path, '/openapi.json', `${label} must take a token`);
+      continue;
+    }
+    assert.equal(route.access.kind, 'token', `${label} must use the token rule`);
+    assert.equal(route.access.scope, route.method === 'get' ? 'read' : 'write', `${label} has the wrong scope`);
+  }
+  // The token rule exists only on the bearer router: no internal route takes a token.
+  for (const route of internalApiRoutes) assert.notEqual(route.access.kind, 'token', `${route.method.toUpperCase()} ${route.path} is internal`);
 });
 
 test('registering a route without an access rule fails', () => {

@@ -14,7 +14,7 @@ import { ApiError } from '../http/apiError.ts';
 import { User } from '../models/index.ts';
 import type { AppServices } from '../services.ts';
 
-const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+const BEARER = /^Bearer[ \t]+(.*)$/i;
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="dorfteich", error="invalid_token"' };
 
 /** The presented secret, or null when the request has no bearer credential at all. */
@@ -22,8 +22,9 @@ export function presentedBearer(req: Request): string | null {
   const header = req.headers.authorization;
   if (!header) return null;
   const match = BEARER.exec(header);
-  // Some other scheme (Basic, a cookie-less session…): not a token, so the caller is anonymous.
-  return match?.[1] ?? null;
+  // Some other scheme (Basic…): not a token, so the caller is anonymous. Anything after
+  // `Bearer` is a presented secret, however malformed, and is refused as one.
+  return match ? match[1]!.trim() : null;
 }
 
 /**

@@ -41,7 +41,7 @@ export async function getApiPond(call: ApiCall, pondSlug: string): Promise<ApiPo
 /** Slugs of pages by id, for `parent` (one query for a whole list page). */
 async function slugsById(call: ApiCall, ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await call.services.sequelize.query<{ id: string; slug: string }>(`SELECT id, slug FROM pages WHERE id = ANY(CAST(:ids AS uuid[]))`, {
+  const rows = await call.services.sequelize.query<{ id: string; slug: string }>(`SELECT id, slug FROM pages WHERE id IN (:ids)`, {
     replacements: { ids: [...new Set(ids)] },
     type: QueryTypes.SELECT,
   });
