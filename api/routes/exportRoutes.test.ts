@@ -6,9 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { Writable } from 'node:stream';
+import type { Response } from 'express';
 import { QueryTypes } from 'sequelize';
 import yauzl from 'yauzl';
-import { EXPORT_BATCH_PAGES } from '../exports/pondMarkdownZip.ts';
+import { EXPORT_BATCH_PAGES, streamPondMarkdownZip } from '../exports/pondMarkdownZip.ts';
 import { seedGrant, seedLabel } from '../testing/accessFixtures.ts';
 import { assertError, createLabel, MISSING_UUID, putLabels, usePondCast } from '../testing/pondTestSetup.ts';
 import type { TestClient } from '../testing/testClient.ts';
@@ -163,6 +165,41 @@ describe('GET /ponds/:id/export/markdown', () => {
     const ownerPages = await exportedPages(cast.owner.client, pond.id);
     assert.equal(ownerPages.size, total);
     assert.deepEqual(ownerPages.get('bulk-3.md')!.fields.labels, ['Hidden']);
+  });
+
+  test('a client that goes away mid-download ends the export instead of leaving it waiting', async () => {
+    const pond = await cast.seedTeamPond();
+    const sequelize = cast.instance.services.sequelize;
+    const total = EXPORT_BATCH_PAGES * 3;
+    await sequelize.query(
+      `INSERT INTO pages (pond_id, slug, title, position) SELECT :pondId, 'big-' || i, 'Big ' || i, lpad(i::text, 6, '0') FROM generate_series(1, :total) AS i`,
+      { replacements: { pondId: pond.id, total } },
+    );
+    // Random hex bodies (3,200 characters each) barely compress: a batch is far more than one chunk.
+    await sequelize.query(
+      `INSERT INTO page_contents (page_id, html, markdown, plain_text)
+       SELECT id, '', (SELECT string_agg(md5(random()::text || id::text || n), '') FROM generate_series(1, 100) AS n), '' FROM pages WHERE pond_id = :pondId`,
+      { replacements: { pondId: pond.id } },
+    );
+    let received = 0;
+    // A client that takes the first chunk and hangs up.
+    const client = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        received += chunk.length;
+        setImmediate(() => client.destroy());
+        callback();
+      },
+    });
+    const fake = Object.assign(client, { status: () => fake, setHeader: () => fake }) as unknown as Response;
+    const subject = { userId: cast.owner.user.id, signedIn: true, isSiteAdmin: false };
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      streamPondMarkdownZip(cast.instance.services, subject, pond, fake),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('the export did not end after the client left')), 10_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    assert.ok(received > 0 && received < total * 1000, `received ${received} bytes`);
   });
 
   test('an empty pond gives an empty ZIP', async () => {
