@@ -1,0 +1,89 @@
+/**
+ * `POST /api/mcp` (spec: MCP endpoint; ARCHITECTURE: stateless Streamable HTTP, a new server
+ * and transport per POST). Stateless means no session to keep or to steal: every POST carries
+ * its bearer token and is answered as plain JSON, so the endpoint scales like any REST route
+ * and a revoked token stops working with the next request.
+ *
+ * Order: setup complete → the instance switch `mcp.enabled` (off: 404 `mcp_disabled` for every
+ * method, the endpoint does not exist then) → only POST (405 with `Allow: POST`; there is no
+ * stream to open with GET and no session to end with DELETE) → the bearer token and its rate
+ * limit, counted once per POST whatever the POST holds (bearerAuthentication.ts) → the body →
+ * the tools, where scope, the pond's `mcpEnabled` and the permission model follow
+ * (toolWrapper.ts, apiCall.ts). Refusals before the transport go to the app's error handler,
+ * so they carry the same envelope and localized message as REST. Cookies are never read.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { authenticateRequest, knownActor } from '../auth/authenticateRequest.ts';
+import { ApiError, bearerRequired } from '../http/apiError.ts';
+import { resolveRequestLocale } from '../http/requestLocale.ts';
+import type { Locale } from '../i18n/locale.ts';
+import { accessSubjectOf } from '../policies/accessPolicy.ts';
+import type { ApiCall } from '../publicApi/apiCall.ts';
+import { bearerTokenAuthentication } from '../publicApi/bearerAuthentication.ts';
+import type { AppServices } from '../services.ts';
+import { getSetting } from '../settings/instanceSettings.ts';
+import { assertSetupComplete } from '../setup/setupState.ts';
+import { registerMcpTool } from './toolWrapper.ts';
+import { mcpTools } from './tools/index.ts';
+
+export const MCP_PATH = '/api/mcp';
+/** As the REST routers: a page's Markdown fits, a runaway body does not. */
+const JSON_BODY_LIMIT = '1mb';
+const SERVER_INFO = { name: 'dorfteich', version: '1' };
+
+/** A check before the transport: passes on, or hands its refusal to the app's error handler. */
+function check(run: (req: Request, res: Response) => Promise<void>) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    run(req, res).then(() => next(), next);
+  };
+}
+
+async function assertMcpAvailable(): Promise<void> {
+  await assertSetupComplete();
+  if (!(await getSetting('mcp.enabled'))) throw new ApiError('mcp_disabled', 404);
+}
+
+/** Remembers the actor on the request, so the error handler answers in the token owner's language. */
+async function authenticate(req: Request, res: Response, services: AppServices): Promise<void> {
+  const actor = await authenticateRequest(req, res, services, bearerTokenAuthentication);
+  if (!actor?.token) throw bearerRequired();
+}
+
+/** One server with every tool, bound to this POST's caller. No resources or prompts: the tools are the interface. */
+export function createMcpServer(call: ApiCall): McpServer {
+  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} } });
+  for (const tool of mcpTools) registerMcpTool(server, call, tool);
+  return server;
+}
+
+async function serve(req: Request, res: Response, services: AppServices): Promise<void> {
+  const actor = knownActor(req);
+  if (!actor?.token) throw bearerRequired();
+  let locale: Promise<Locale> | undefined;
+  const call: ApiCall = { services, actor, subject: accessSubjectOf(actor), channel: 'mcp', locale: () => (locale ??= resolveRequestLocale(req)), ip: req.ip };
+  const server = createMcpServer(call);
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, req.body);
+}
+
+export function mountMcpEndpoint(app: Express, services: AppServices): void {
+  app.all(MCP_PATH, check(assertMcpAvailable));
+  app.post(
+    MCP_PATH,
+    check((req, res) => authenticate(req, res, services)),
+    express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', '+json'] }),
+    // The transport answers by itself (its promise may settle before the answer is written), so
+    // success never passes on; a failure before any answer goes to the error handler.
+    (req: Request, res: Response, next: NextFunction) => {
+      serve(req, res, services).catch(next);
+    },
+  );
+  app.all(MCP_PATH, (_req, _res, next) => next(new ApiError('method_not_allowed', 405, {}, { Allow: 'POST' })));
+}
