@@ -11,6 +11,7 @@ import { requestLogging } from './http/requestLogging.ts';
 import { registerRoutes } from './http/routeTable.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
 import { mountSitemap } from './publicPages/sitemap.ts';
+import { mountMcpEndpoint } from './mcp/mcpEndpoint.ts';
 import { mountPublicApi } from './publicApi/publicApiRouter.ts';
 import { internalApiRoutes } from './routes/index.ts';
 import type { AppServices } from './services.ts';
@@ -33,6 +34,7 @@ export async function createApp(services: AppServices, options: { site: boolean 
   registerRoutes(api, internalApiRoutes, services, { authenticate: sessionCookieAuthentication });
   app.use('/api/v1', api);
   mountPublicApi(app, services);
+  mountMcpEndpoint(app, services);
   app.use('/api', (_req, _res, next) => next(new ApiError('not_found')));
   mountSitemap(app, services.sequelize, services.config.baseUrl);
 
