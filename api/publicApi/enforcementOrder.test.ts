@@ -13,11 +13,9 @@ import { completeSetup } from '../testing/fixtures.ts';
 import { signInUsers, type SignedIn } from '../testing/pondTestSetup.ts';
 import { PublicApiClient } from '../testing/publicApiClient.ts';
 import { issueToken, setInstanceSwitches, setPondSwitches, type IssuedToken } from '../testing/publicApiFixtures.ts';
-import type { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 
 let instance: TestInstance;
-let admin: TestClient;
 let owner: SignedIn;
 let outsider: SignedIn;
 let reader: SignedIn;
@@ -31,7 +29,7 @@ const api = (token?: string) => new PublicApiClient(instance.baseUrl, token);
 
 before(async () => {
   instance = await startTestInstance();
-  admin = await completeSetup(instance);
+  await completeSetup(instance);
   [owner, outsider, reader] = (await signInUsers(instance, 3)) as [SignedIn, SignedIn, SignedIn];
   pond = await seedSharedPond(owner.user.id, 'Handbook');
   otherPond = await seedSharedPond(owner.user.id, 'Other');
@@ -205,4 +203,3 @@ async function auditCount(): Promise<number> {
   return Number(row?.count);
 }
 
-void admin;
