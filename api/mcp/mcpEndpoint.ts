@@ -32,6 +32,9 @@ export const MCP_PATH = '/api/mcp';
 /** As the REST routers: a page's Markdown fits, a runaway body does not. */
 const JSON_BODY_LIMIT = '1mb';
 const SERVER_INFO = { name: 'dorfteich', version: '1' };
+/** What a client may hand its model before the tool list: where to start and how things are named. */
+const INSTRUCTIONS =
+  'Dorfteich is a knowledge base of ponds (workspaces) holding pages of Markdown. Start with list_ponds; ponds and pages are named by their slugs. Find pages with search or list_pages, read them with read_page. Writing tools need a write token and act with the permissions of the token owner.';
 
 /** A check before the transport: passes on, or hands its refusal to the app's error handler. */
 function check(run: (req: Request, res: Response) => Promise<void>) {
@@ -53,7 +56,7 @@ async function authenticate(req: Request, res: Response, services: AppServices):
 
 /** One server with every tool, bound to this POST's caller. No resources or prompts: the tools are the interface. */
 export function createMcpServer(call: ApiCall): McpServer {
-  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} } });
+  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   for (const tool of mcpTools) registerMcpTool(server, call, tool);
   return server;
 }
@@ -65,9 +68,9 @@ async function serve(req: Request, res: Response, services: AppServices): Promis
   const call: ApiCall = { services, actor, subject: accessSubjectOf(actor), channel: 'mcp', locale: () => (locale ??= resolveRequestLocale(req)), ip: req.ip };
   const server = createMcpServer(call);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  // Closing the server closes its transport; the answer is written (or the client gone) by then.
   res.on('close', () => {
-    void transport.close();
-    void server.close();
+    server.close().catch((error: unknown) => services.logger.warn({ err: error }, 'closing an MCP server failed'));
   });
   await server.connect(transport);
   await transport.handleRequest(req, res, req.body);
