@@ -30,7 +30,7 @@ export interface LabelActorContext {
 }
 
 /** Field problems zod cannot see: ids that are well-formed but name nothing in this pond, an empty change. */
-type LabelFieldProblem = 'label_not_in_pond' | 'labels_not_in_pond' | 'nothing_to_change';
+type LabelFieldProblem = 'label_not_in_pond' | 'labels_not_in_pond' | 'nothing_to_change' | 'too_many_labels';
 
 /** A 400 `validation_failed` shaped like the ones zod produces, with a localized message. */
 export async function invalidLabelField(path: string, problem: LabelFieldProblem, locale: () => Promise<Locale>, extra: Record<string, unknown> = {}): Promise<ApiError> {
@@ -148,6 +148,7 @@ export interface UpdateLabelInput {
  */
 export async function updateLabel(context: LabelActorContext, target: Label, input: UpdateLabelInput): Promise<LabelView> {
   const { sequelize } = context;
+  if (input.name === undefined && input.color === undefined && input.parentId === undefined) throw await invalidLabelField('', 'nothing_to_change', context.locale);
   return sequelize.transaction(async (transaction) => {
     const data = await lockPondAccess(sequelize, target.pondId, transaction);
     // Read again under the lock: a concurrent move or delete may have won it.
@@ -213,19 +214,37 @@ export async function deleteLabel(context: LabelActorContext, target: Label): Pr
 }
 
 /**
- * Replaces the labels of a page with exactly `labelIds` (already unique). Adding or removing a
- * label that governs access needs a pond admin; then nothing changes at all.
+ * How a page's label set changes: the exact new set (already unique), or one label added or
+ * removed. The single-label forms are resolved against the set as it is under the pond's lock,
+ * so two concurrent assignments to one page never undo each other.
  */
-export async function setPageLabels(context: LabelActorContext, page: Page, labelIds: readonly string[]): Promise<PageLabelsView> {
+export type PageLabelChange = { set: readonly string[] } | { add: string } | { remove: string };
+
+function wantedLabels(current: ReadonlySet<string>, change: PageLabelChange): Set<string> {
+  if ('set' in change) return new Set(change.set);
+  const wanted = new Set(current);
+  if ('add' in change) wanted.add(change.add);
+  else wanted.delete(change.remove);
+  return wanted;
+}
+
+/**
+ * Changes the labels of a page. Every label must belong to the page's pond (400) and a page
+ * carries at most MAX_LABELS_PER_PAGE (400). Adding or removing a label that governs access
+ * needs a pond admin; then nothing changes at all. Adding a label the page carries, or removing
+ * one it does not, changes nothing and succeeds.
+ */
+export async function changePageLabels(context: LabelActorContext, page: Page, change: PageLabelChange): Promise<PageLabelsView> {
   const { sequelize } = context;
   const { id: pageId, pondId } = page;
   return sequelize.transaction(async (transaction) => {
     const data = await lockPondAccess(sequelize, pondId, transaction);
     if (!(await Page.findByPk(pageId, { transaction }))) throw notFound();
-    const foreign = labelIds.filter((id) => !data.labelParents.has(id));
-    if (foreign.length > 0) throw await invalidLabelField('labelIds', 'labels_not_in_pond', context.locale, { labelIds: foreign });
-    const wanted = new Set(labelIds);
     const current = new Set(data.pageLabels.get(pageId) ?? []);
+    const wanted = wantedLabels(current, change);
+    const foreign = [...wanted].filter((id) => !data.labelParents.has(id));
+    if (foreign.length > 0) throw await invalidLabelField('labelIds', 'labels_not_in_pond', context.locale, { labelIds: foreign });
+    if (wanted.size > MAX_LABELS_PER_PAGE) throw await invalidLabelField('labelIds', 'too_many_labels', context.locale, { maxLabels: MAX_LABELS_PER_PAGE });
     const added = [...wanted].filter((id) => !current.has(id));
     const removed = [...current].filter((id) => !wanted.has(id));
     const governing = [...added, ...removed].find((id) => labelGovernsAccess(data, id));
@@ -239,4 +258,9 @@ export async function setPageLabels(context: LabelActorContext, page: Page, labe
     const labels = await Label.findAll({ where: { pondId }, transaction });
     return { pageId, labelIds: [...wanted].sort(), labels: presentLabelTree(labels, wanted) };
   });
+}
+
+/** Replaces the labels of a page with exactly `labelIds` (already unique); see `changePageLabels`. */
+export function setPageLabels(context: LabelActorContext, page: Page, labelIds: readonly string[]): Promise<PageLabelsView> {
+  return changePageLabels(context, page, { set: labelIds });
 }

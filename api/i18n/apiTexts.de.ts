@@ -8,6 +8,7 @@ export const apiTextsDe: Record<ApiTextKey, string> = {
   'field.label_not_in_pond': 'Wähle ein Label dieses Teichs.',
   'field.labels_not_in_pond': 'Jedes Label muss zum Teich der Seite gehören.',
   'field.nothing_to_change': 'Gib einen neuen Namen, eine neue Farbe oder ein neues übergeordnetes Label an.',
+  'field.too_many_labels': 'Eine Seite trägt höchstens 50 Labels.',
   'field.unknown_account': 'Es gibt kein Konto mit dieser ID.',
   'field.unknown_scope': 'Dieser Teich hat kein solches Label und keine solche Seite.',
   'subject.signed-in': 'Alle angemeldeten Benutzer',

@@ -10,6 +10,7 @@ export const apiTextsEn = {
   'field.label_not_in_pond': 'Choose a label of this pond.',
   'field.labels_not_in_pond': 'Every label must belong to the pond of the page.',
   'field.nothing_to_change': 'Give a new name, colour or parent.',
+  'field.too_many_labels': 'A page carries at most 50 labels.',
   'field.unknown_account': 'No account with this id exists.',
   'field.unknown_scope': 'This pond has no such label or page.',
   'subject.signed-in': 'All signed-in users',

@@ -9,25 +9,27 @@
  * caller who can read the page 401; a signed-in one the pond's `commentPolicy` leaves out 403).
  */
 import { z } from 'zod';
-import { assertMayComment, authorizeComment, commentGateFor, commentPermissions, deleteRefusal, isAuthor, type CommentGate } from '../comments/commentAccess.ts';
-import { createComment, deleteComment, editComment, setThreadResolved } from '../comments/commentCommands.ts';
+import { addComment, currentCommentView, pageThreadViews, setThreadState } from '../comments/commentActions.ts';
+import { assertMayComment, authorizeComment, commentGateFor, deleteRefusal, isAuthor } from '../comments/commentAccess.ts';
+import { deleteComment, editComment } from '../comments/commentCommands.ts';
 import { commentAnchorSchema, commentBodyField } from '../comments/commentContent.ts';
-import { presentComment, presentPublicThread, presentThread, type CommentListView } from '../comments/commentPresenter.ts';
-import { listThreads, loadComment } from '../comments/commentQueries.ts';
+import { presentPublicThread, type CommentListView } from '../comments/commentPresenter.ts';
+import { listThreads } from '../comments/commentQueries.ts';
 import type { Actor } from '../auth/authenticateRequest.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute, type RouteContext } from '../http/routeTable.ts';
-import type { Locale } from '../i18n/locale.ts';
 import { authorizePage } from '../policies/accessPolicy.ts';
 import { ANONYMOUS } from '../policies/grantResolution.ts';
 import { slugSchema } from '../ponds/slugs.ts';
 import { findPageBySlugs } from '../publicPages/publicDocumentData.ts';
 
-// Postgres answers ids in lower case; compare them that way.
-const commentId = z.uuid().transform((id) => id.toLowerCase());
+// Postgres answers ids in lower case; compare them that way. Shared with the public REST API.
+export const commentId = z.uuid().transform((id) => id.toLowerCase());
+
+export const threadStatusField = z.enum(['open', 'resolved', 'all']).default('open');
 
 const listCommentsQuery = z.object({
-  status: z.enum(['open', 'resolved', 'all']).default('open'),
+  status: threadStatusField,
   /** A resolved thread to list with its replies. */
   expand: commentId.optional(),
 });
@@ -48,18 +50,8 @@ async function commentForWriting({ params, subject, actor, services }: CommentCo
   return { comment, gate, writer: assertMayComment(gate, actor) };
 }
 
-/** The comment as it is now (after a write), as its caller sees it. */
-async function currentView(context: CommentContext, gate: CommentGate, id: string, locale: Locale) {
-  const comment = await loadComment(context.services.sequelize, id);
-  if (!comment) throw notFound();
-  return presentComment(comment, locale, (record) => commentPermissions(gate, record, context.actor));
-}
-
 async function resolveRoute(context: CommentContext, resolved: boolean) {
-  const { comment, gate, writer } = await commentForWriting(context);
-  if (comment.parentId !== null) throw new ApiError('comment_not_root', undefined, { rootId: comment.parentId });
-  await setThreadResolved(context.services.sequelize, { rootId: comment.id, userId: writer.user.id, resolved });
-  return { body: await currentView(context, gate, comment.id, await context.locale()) };
+  return { body: await setThreadState(context.services.sequelize, await commentForWriting(context), resolved, await context.locale()) };
 }
 
 export const commentRoutes: AnyRoute[] = [
@@ -70,10 +62,8 @@ export const commentRoutes: AnyRoute[] = [
     query: listCommentsQuery,
     handler: async ({ query, resource, actor, services, locale }) => {
       const gate = await commentGateFor(services.sequelize, resource.page, resource.access);
-      const threads = await listThreads(services.sequelize, resource.page.id, { status: query.status, expand: query.expand ?? null });
-      const language = await locale();
       const body: CommentListView = {
-        items: threads.map((thread) => presentThread(thread, language, (record) => commentPermissions(gate, record, actor))),
+        items: await pageThreadViews(services.sequelize, gate, actor, { status: query.status, expand: query.expand ?? null }, await locale()),
         canComment: gate.canComment,
         canResolve: gate.canComment,
       };
@@ -88,15 +78,9 @@ export const commentRoutes: AnyRoute[] = [
     handler: async (context) => {
       const { body, resource, actor, services } = context;
       const gate = await commentGateFor(services.sequelize, resource.page, resource.access);
-      assertMayComment(gate, actor);
-      const id = await createComment(services.sequelize, {
-        page: resource.page,
-        authorId: actor.user.id,
-        body: body.body,
-        parentId: body.parentId ?? null,
-        anchor: body.anchor ?? null,
-      });
-      return { status: 201, body: await currentView(context, gate, id, await context.locale()) };
+      const writer = assertMayComment(gate, actor);
+      const input = { body: body.body, parentId: body.parentId ?? null, anchor: body.anchor ?? null };
+      return { status: 201, body: await addComment(services.sequelize, gate, writer, input, await context.locale()) };
     },
   }),
   defineRoute({
@@ -108,7 +92,7 @@ export const commentRoutes: AnyRoute[] = [
       const { comment, gate, writer } = await commentForWriting(context);
       if (!isAuthor(comment, writer)) throw new ApiError('comment_not_author');
       await editComment(context.services.sequelize, { commentId: comment.id, userId: writer.user.id, body: context.body.body });
-      return { body: await currentView(context, gate, comment.id, await context.locale()) };
+      return { body: await currentCommentView(context.services.sequelize, gate, context.actor, comment.id, await context.locale()) };
     },
   }),
   defineRoute({

@@ -7,7 +7,6 @@ import {
   MAX_LABELS_PER_PAGE,
   createLabel,
   deleteLabel,
-  invalidLabelField,
   setPageLabels,
   updateLabel,
   type LabelActorContext,
@@ -17,11 +16,12 @@ import { defineRoute, type AnyRoute, type SignedInRouteContext } from '../http/r
 import { Label } from '../models/index.ts';
 import { presentLabelTree } from '../presenters/labelPresenter.ts';
 
+// The label fields, shared with the public REST API (api/publicApi/routes/labelApiRoutes.ts).
 // Postgres answers ids in lower case; compare them that way.
-const labelId = z.uuid().transform((id) => id.toLowerCase());
+export const labelId = z.uuid().transform((id) => id.toLowerCase());
 // `/` separates the labels of a path ("Projects/2025") where views show one.
-const labelName = z.string().trim().min(1).max(64).regex(/^[^/]*$/);
-const labelColor = z
+export const labelName = z.string().trim().min(1).max(64).regex(/^[^/]*$/);
+export const labelColor = z
   .string()
   .regex(/^#[0-9a-fA-F]{6}$/)
   .transform((color) => color.toLowerCase());
@@ -67,13 +67,7 @@ export const labelRoutes: AnyRoute[] = [
     path: '/labels/:id',
     access: { kind: 'label', capability: 'write' },
     body: updateLabelBody,
-    handler: async (context) => {
-      const { body } = context;
-      if (body.name === undefined && body.color === undefined && body.parentId === undefined) {
-        throw await invalidLabelField('', 'nothing_to_change', context.locale);
-      }
-      return { body: await updateLabel(labelActor(context), context.resource.label, body) };
-    },
+    handler: async (context) => ({ body: await updateLabel(labelActor(context), context.resource.label, context.body) }),
   }),
   defineRoute({
     method: 'delete',
