@@ -9,9 +9,9 @@ import { describe, test } from 'node:test';
 import { Writable } from 'node:stream';
 import type { Response } from 'express';
 import { QueryTypes } from 'sequelize';
-import yauzl from 'yauzl';
 import { EXPORT_BATCH_PAGES, streamPondMarkdownZip } from '../exports/pondMarkdownZip.ts';
 import { seedGrant, seedLabel } from '../testing/accessFixtures.ts';
+import { zipPages } from '../testing/markdownZip.ts';
 import { assertError, createLabel, MISSING_UUID, putLabels, usePondCast } from '../testing/pondTestSetup.ts';
 import type { TestClient } from '../testing/testClient.ts';
 
@@ -39,55 +39,10 @@ async function download(client: TestClient, pondId: string): Promise<Download> {
   return { status: response.status, headers: response.headers, bytes, text, body };
 }
 
-interface ZipEntry {
-  name: string;
-  text: string;
-}
-
-function readZip(bytes: Buffer): Promise<ZipEntry[]> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(bytes, { lazyEntries: true }, (error, zip) => {
-      if (error) return reject(error);
-      const entries: ZipEntry[] = [];
-      zip.on('error', reject);
-      zip.on('end', () => resolve(entries));
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (streamError, stream) => {
-          if (streamError) return reject(streamError);
-          const chunks: Buffer[] = [];
-          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-          stream.on('error', reject);
-          stream.on('end', () => {
-            entries.push({ name: entry.fileName, text: Buffer.concat(chunks).toString('utf8') });
-            zip.readEntry();
-          });
-        });
-      });
-      zip.readEntry();
-    });
-  });
-}
-
-/** The front matter's fields (each value is JSON, which is YAML) and the body after it. */
-function parsePage(text: string): { fields: Record<string, unknown>; body: string } {
-  const match = /^---\n([\s\S]*?)\n---\n\n([\s\S]*)$/.exec(text);
-  assert.ok(match, `no front matter in ${JSON.stringify(text.slice(0, 80))}`);
-  const fields: Record<string, unknown> = {};
-  for (const line of match[1]!.split('\n')) {
-    const separator = line.indexOf(': ');
-    fields[line.slice(0, separator)] = JSON.parse(line.slice(separator + 2));
-  }
-  return { fields, body: match[2]! };
-}
-
 async function exportedPages(client: TestClient, pondId: string): Promise<Map<string, { fields: Record<string, unknown>; body: string }>> {
   const response = await download(client, pondId);
   assert.equal(response.status, 200, response.text.slice(0, 300));
-  const entries = await readZip(response.bytes);
-  const names = entries.map((entry) => entry.name);
-  assert.equal(new Set(names).size, names.length, 'names are unique');
-  for (const name of names) assert.match(name, /^[a-z0-9-]+\.md$/, 'flat: no folders');
-  return new Map(entries.map((entry) => [entry.name, parsePage(entry.text)]));
+  return zipPages(response.bytes);
 }
 
 describe('GET /ponds/:id/export/markdown', () => {
