@@ -103,7 +103,7 @@ describe('the OpenAPI document', () => {
         continue;
       }
       assert.equal(route.access.kind, 'token', `${routeName(route)}: a public API route needs a token or is public`);
-      assert.equal(operation.security, undefined);
+      assert.deepEqual(operation.security, route.access.scope === 'write' ? [{ bearerAuth: ['write'] }] : undefined, `${routeName(route)}: the token role`);
       for (const status of ['401', '403', '404', '429', ...(route.describe!.errors ?? []).map(String)]) {
         assert.ok(operation.responses[status], `${routeName(route)} documents ${status}`);
       }
@@ -200,7 +200,7 @@ describe('GET /api/public/v1/openapi.json', () => {
     const answer = await anonymous.get('/openapi.json');
     assert.equal(answer.status, 200);
     assert.deepEqual(answer.body, buildOpenApiDocument({ serverUrl: instance.baseUrl }));
-    assert.equal(answer.body.servers[0].url, `${instance.baseUrl}/api/public/v1`);
+    assert.equal(answer.body.servers[0]!.url, `${instance.baseUrl}/api/public/v1`);
     // The switch is off: every other path answers 404 api_disabled.
     const me = await anonymous.get('/me');
     assert.equal(me.status, 404);

@@ -32,7 +32,7 @@ export interface OpenApiOperation {
   parameters?: OpenApiParameter[];
   requestBody?: { required: boolean; content: Record<string, { schema: JsonSchema }> };
   responses: Record<string, OpenApiResponse | { $ref: string }>;
-  /** Only on operations open to anyone (`[]`); the others inherit the document's bearer requirement. */
+  /** `[]` on operations open to anyone, the `write` role on those that need a read-and-write token; read operations inherit the document's. */
   security?: Record<string, string[]>[];
 }
 
@@ -171,6 +171,8 @@ export function openApiDocumentOf(routes: readonly AnyRoute[], options: { server
       ...queryParameters(route, keys.query ? resolveSchema(requestSchema(keys.query), candidates) : undefined),
     ];
     const open = route.access.kind === 'public';
+    // OpenAPI 3.1 lets a non-OAuth requirement name roles: a write route needs a read-and-write token, a read route any token (the document's default).
+    const writes = route.access.kind === 'token' && route.access.scope === 'write';
     const operation: OpenApiOperation = {
       operationId,
       summary: describe.summary,
@@ -179,7 +181,7 @@ export function openApiDocumentOf(routes: readonly AnyRoute[], options: { server
       ...(parameters.length ? { parameters } : {}),
       ...(keys.body ? { requestBody: requestBodyOf(requestSchema(keys.body), candidates) } : {}),
       responses: { [String(describe.response.status)]: successResponse(describe.response, keys.response ? responses.schemaOf(keys.response) : null) },
-      ...(open ? { security: [] } : {}),
+      ...(open ? { security: [] } : writes ? { security: [{ [SECURITY_SCHEME]: ['write'] }] } : {}),
     };
     for (const status of errorStatusesOf(route)) {
       if (String(status) in operation.responses) throw new Error(`${routeName(route)} lists ${status} both as its answer and as an error`);
@@ -208,7 +210,8 @@ export function openApiDocumentOf(routes: readonly AnyRoute[], options: { server
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'dt_pat_…',
-          description: 'A personal access token, `dt_pat_` followed by the secret, sent as `Authorization: Bearer dt_pat_…`. Each user creates their own in Settings → Personal access tokens (read or read and write, optionally for one pond, optionally expiring).',
+          description:
+            'A personal access token, `dt_pat_` followed by the secret, sent as `Authorization: Bearer dt_pat_…`. Each user creates their own in Settings → Personal access tokens: read only, or read and write (operations that change something require the role `write`), optionally for one pond, optionally expiring.',
         },
       },
     },
