@@ -7,7 +7,7 @@ import { slugSchema } from './slugs.ts';
 
 export const RESERVED_POND_SLUGS: ReadonlySet<string> = new Set([
   'api', 'admin', 'login', 'logout', 'signup', 'setup', 'settings', 'legal', 'feeds', 'search',
-  'assets', '_astro', 'media', 'files', 'trash', 'new', 'p', 'u',
+  'assets', '_astro', 'media', 'files', 'trash', 'new', 'p', 'u', 'api-reference',
 ]);
 
 export function isReservedPondSlug(slug: string): boolean {

@@ -169,7 +169,7 @@ describe('ponds', () => {
 
     test('a reserved or malformed slug answers 400 validation_failed on field slug', async () => {
       const { client } = await createVerifiedUser(instance);
-      for (const slug of ['admin', 'Settings', 'api', 'p', 'trash', 'not valid!', 'double--hyphen', 'x'.repeat(81)]) {
+      for (const slug of ['admin', 'Settings', 'api', 'api-reference', 'p', 'trash', 'not valid!', 'double--hyphen', 'x'.repeat(81)]) {
         const response = await client.post('/ponds', { name: 'Reserved', slug });
         assertError(response, 400, 'validation_failed');
         assert.deepEqual(fieldPaths(response), ['slug'], slug);
