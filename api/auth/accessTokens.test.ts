@@ -2,7 +2,7 @@
  * Personal access tokens against a real database: the secret's form and that only its SHA-256
  * is kept; what a presented secret is (valid, unknown, malformed, expired, revoked, of a
  * disabled or deleted account); the owner's list and revocation; last use written at most
- * once a minute.
+ * once a minute; the per-token rate-limit count made in the same statement as the lookup.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -14,6 +14,8 @@ import { startTestInstance, type TestInstance } from '../testing/testInstance.ts
 import {
   ACCESS_TOKEN_PREFIX,
   LAST_USED_THROTTLE_MS,
+  accessTokenCounterKey,
+  checkAndCountAccessToken,
   checkPresentedAccessToken,
   createAccessToken,
   listAccessTokens,
@@ -163,5 +165,60 @@ describe('personal access tokens', () => {
     await instance.services.sequelize.query(`DELETE FROM grants WHERE pond_id = $1`, { bind: [pond.id] });
     await pond.destroy();
     assert.deepEqual(await check(restricted.secret), { status: 'unknown' }, 'a restriction never lapses into no restriction');
+  });
+
+  describe('checked and counted in one statement', () => {
+    const WINDOW_SECONDS = 60;
+    const checkAndCount = (secret: string) => checkAndCountAccessToken(instance.services.sequelize, secret, WINDOW_SECONDS);
+    const counterOf = async (tokenId: string) =>
+      (await instance.services.sequelize.query<{ hits: number; window_started_at: Date }>(`SELECT hits, window_started_at FROM rate_limit_counters WHERE key = $1`, {
+        bind: [accessTokenCounterKey(tokenId)],
+        type: QueryTypes.SELECT,
+      }))[0] ?? null;
+
+    test('a valid token: the same verdict as the plain check, and each request counted in its window', async () => {
+      const user = await newUser();
+      const { token, secret } = await create({ userId: user.id });
+      const first = await checkAndCount(secret);
+      assert.equal(first.check.status, 'valid');
+      assert.equal(first.check.status === 'valid' && first.check.token.id, token.id);
+      assert.equal(first.counter?.hits, 1);
+      const stored = await counterOf(token.id);
+      assert.deepEqual(first.counter, stored, 'the answer is the stored window');
+      await Promise.all([checkAndCount(secret), checkAndCount(secret), checkAndCount(secret)]);
+      const fifth = await checkAndCount(secret);
+      assert.equal(fifth.counter?.hits, 5, 'concurrent requests are each counted once');
+      assert.equal(fifth.counter?.window_started_at.getTime(), stored!.window_started_at.getTime(), 'the same window');
+      // The window lapses: the next request starts a new one at 1.
+      await instance.services.sequelize.query(`UPDATE rate_limit_counters SET window_started_at = now() - make_interval(secs => $2) WHERE key = $1`, {
+        bind: [accessTokenCounterKey(token.id), WINDOW_SECONDS + 1],
+      });
+      const renewed = await checkAndCount(secret);
+      assert.equal(renewed.counter?.hits, 1);
+      assert.ok(renewed.counter!.window_started_at.getTime() > stored!.window_started_at.getTime());
+    });
+
+    test('unknown, malformed, expired, revoked and disabled-owner secrets count nothing and answer as the plain check', async () => {
+      const user = await newUser();
+      const expired = await create({ userId: user.id, expiresAt: new Date(Date.now() - 1000) });
+      const revoked = await create({ userId: user.id });
+      await revoke(user.id, revoked.token.id);
+      const disabledOwner = await newUser();
+      const ofDisabled = await create({ userId: disabledOwner.id });
+      await User.update({ status: 'disabled' }, { where: { id: disabledOwner.id } });
+      const cases: [string, string, string | null][] = [
+        ['expired', expired.secret, expired.token.id],
+        ['revoked', revoked.secret, revoked.token.id],
+        ['unknown', ofDisabled.secret, ofDisabled.token.id],
+        ['unknown', `${expired.secret.slice(0, -2)}zz`, null],
+        ['unknown', 'not a token', null],
+      ];
+      for (const [status, secret, tokenId] of cases) {
+        const answer = await checkAndCount(secret);
+        assert.deepEqual(answer, { check: { status }, counter: null }, secret.slice(0, 12));
+        assert.deepEqual(await check(secret), { status });
+        if (tokenId) assert.equal(await counterOf(tokenId), null, `${status}: nothing counted`);
+      }
+    });
   });
 });

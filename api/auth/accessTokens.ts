@@ -13,6 +13,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { isUuid } from '../policies/accessPolicy.ts';
+import { countingClause, type CounterRow } from './rateLimiter.ts';
 
 export const ACCESS_TOKEN_PREFIX = 'dt_pat_';
 const RANDOM_BYTES = 32;
@@ -86,21 +87,19 @@ export function isExpired(token: Pick<AccessTokenRecord, 'expiresAt'>, now: Date
   return token.expiresAt !== null && token.expiresAt.getTime() <= now.getTime();
 }
 
-/**
- * What a presented bearer secret is. Unknown or malformed secrets and those of a disabled or
- * deleted account are all `unknown`: such a token stays stored but opens nothing, and saying
- * more would tell a holder of a stolen secret about the account. Revoked wins over expired
- * (it was an act of the owner). A valid token is marked used, throttled.
- */
-export async function checkPresentedAccessToken(sequelize: Sequelize, presented: string): Promise<PresentedTokenCheck> {
-  if (!presented.startsWith(ACCESS_TOKEN_PREFIX) || presented.length > MAX_PRESENTED_LENGTH) return { status: 'unknown' };
-  const [row] = await sequelize.query<TokenRow & { expired: boolean }>(
-    // Expiry is judged by the database clock, as the throttle below is.
-    `SELECT ${COLUMNS}, (t.expires_at IS NOT NULL AND t.expires_at <= now()) AS expired
+// Expiry is judged by the database clock, as the last-use throttle is.
+const LOOKUP_SQL = `SELECT ${COLUMNS}, (t.expires_at IS NOT NULL AND t.expires_at <= now()) AS expired
        FROM api_tokens t JOIN users u ON u.id = t.user_id
-      WHERE t.token_hash = $1 AND u.status NOT IN ('disabled', 'deleted')`,
-    { bind: [hashToken(presented)], type: QueryTypes.SELECT },
-  );
+      WHERE t.token_hash = $1 AND u.status NOT IN ('disabled', 'deleted')`;
+
+type LookedUpRow = TokenRow & { expired: boolean };
+
+function presentable(presented: string): boolean {
+  return presented.startsWith(ACCESS_TOKEN_PREFIX) && presented.length <= MAX_PRESENTED_LENGTH;
+}
+
+/** The row's verdict; a valid token is marked used, throttled. */
+async function judge(sequelize: Sequelize, row: LookedUpRow | undefined): Promise<PresentedTokenCheck> {
   if (!row) return { status: 'unknown' };
   if (row.revoked_at) return { status: 'revoked' };
   if (row.expired) return { status: 'expired' };
@@ -116,6 +115,51 @@ export async function checkPresentedAccessToken(sequelize: Sequelize, presented:
     if (marked) token.lastUsedAt = marked.last_used_at;
   }
   return { status: 'valid', token };
+}
+
+/**
+ * What a presented bearer secret is. Unknown or malformed secrets and those of a disabled or
+ * deleted account are all `unknown`: such a token stays stored but opens nothing, and saying
+ * more would tell a holder of a stolen secret about the account. Revoked wins over expired
+ * (it was an act of the owner). A valid token is marked used, throttled.
+ */
+export async function checkPresentedAccessToken(sequelize: Sequelize, presented: string): Promise<PresentedTokenCheck> {
+  if (!presentable(presented)) return { status: 'unknown' };
+  const [row] = await sequelize.query<LookedUpRow>(LOOKUP_SQL, { bind: [hashToken(presented)], type: QueryTypes.SELECT });
+  return judge(sequelize, row);
+}
+
+/** The rate-limit counter key of a token's requests. */
+export function accessTokenCounterKey(tokenId: string): string {
+  return `pat:${tokenId}`;
+}
+
+/**
+ * `checkPresentedAccessToken`, and for a valid token the request counted against its rate-limit
+ * window (key `accessTokenCounterKey`) in the same statement: the per-token limiter rides on
+ * the lookup every request makes anyway, so it adds no round trip. Secrets that are unknown,
+ * revoked or expired count nothing. `counter` is the window after this hit (null unless valid);
+ * whether it is over the limit is the caller's to decide.
+ */
+export type CountedTokenCheck = { check: Extract<PresentedTokenCheck, { status: 'valid' }>; counter: CounterRow } | { check: Exclude<PresentedTokenCheck, { status: 'valid' }>; counter: null };
+
+export async function checkAndCountAccessToken(sequelize: Sequelize, presented: string, windowSeconds: number): Promise<CountedTokenCheck> {
+  if (!presentable(presented)) return { check: { status: 'unknown' }, counter: null };
+  const [row] = await sequelize.query<LookedUpRow & { hits: number | null; window_started_at: Date | null }>(
+    `WITH token AS (${LOOKUP_SQL}),
+     counted AS (
+       INSERT INTO rate_limit_counters AS c (key, window_started_at, hits)
+       SELECT $2 || token.id::text, now(), 1 FROM token WHERE token.revoked_at IS NULL AND NOT token.expired
+       ${countingClause('$3')}
+     )
+     SELECT token.*, counted.hits, counted.window_started_at FROM token LEFT JOIN counted ON true`,
+    { bind: [hashToken(presented), accessTokenCounterKey(''), windowSeconds], type: QueryTypes.SELECT },
+  );
+  const check = await judge(sequelize, row);
+  if (check.status !== 'valid') return { check, counter: null };
+  // A live token's row is always counted (the upsert returns its row); never let one through uncounted.
+  if (row?.hits == null || !row.window_started_at) throw new Error('a valid token request was not counted');
+  return { check, counter: { hits: row.hits, window_started_at: row.window_started_at } };
 }
 
 /** Stores a new token and returns its secret, which exists nowhere else from here on. */

@@ -13,9 +13,23 @@ export interface RateLimitRule {
   windowSeconds: number;
 }
 
-interface CounterRow {
+/** A key's window after a counted hit. */
+export interface CounterRow {
   hits: number;
   window_started_at: Date;
+}
+
+/**
+ * The counting clause of an `INSERT INTO rate_limit_counters AS c (key, window_started_at, hits)
+ * … VALUES (<key>, now(), 1)` (or `SELECT`): a hit in a lapsed window starts a new one.
+ * `windowSeconds` is an SQL expression (a bound parameter). Shared with statements that count
+ * while they do something else (the token authentication, api/auth/accessTokens.ts).
+ */
+export function countingClause(windowSeconds: string): string {
+  return `ON CONFLICT (key) DO UPDATE SET
+       hits = CASE WHEN c.window_started_at < now() - make_interval(secs => ${windowSeconds}) THEN 1 ELSE c.hits + 1 END,
+       window_started_at = CASE WHEN c.window_started_at < now() - make_interval(secs => ${windowSeconds}) THEN now() ELSE c.window_started_at END
+     RETURNING hits, window_started_at`;
 }
 
 /**
@@ -24,15 +38,16 @@ interface CounterRow {
  */
 export async function consumeRateLimit(sequelize: Sequelize, key: string, rule: RateLimitRule): Promise<void> {
   const [row] = await sequelize.query<CounterRow>(
-    `INSERT INTO rate_limit_counters AS c (key, window_started_at, hits) VALUES (:key, now(), 1)
-     ON CONFLICT (key) DO UPDATE SET
-       hits = CASE WHEN c.window_started_at < now() - make_interval(secs => :windowSeconds) THEN 1 ELSE c.hits + 1 END,
-       window_started_at = CASE WHEN c.window_started_at < now() - make_interval(secs => :windowSeconds) THEN now() ELSE c.window_started_at END
-     RETURNING hits, window_started_at`,
-    { replacements: { key, windowSeconds: rule.windowSeconds }, type: QueryTypes.SELECT },
+    `INSERT INTO rate_limit_counters AS c (key, window_started_at, hits) VALUES ($1, now(), 1) ${countingClause('$2')}`,
+    { bind: [key, rule.windowSeconds], type: QueryTypes.SELECT },
   );
   if (Math.random() < CLEANUP_PROBABILITY) await pruneStaleCounters(sequelize);
-  if (row && row.hits > rule.limit) throw rateLimited(row.window_started_at, rule);
+  if (row) assertWithinLimit(row, rule);
+}
+
+/** Throws 429 `rate_limited` with `Retry-After` (the seconds until the window ends) when the counted hit went over the limit. */
+export function assertWithinLimit(row: CounterRow, rule: RateLimitRule): void {
+  if (row.hits > rule.limit) throw rateLimited(row.window_started_at, rule);
 }
 
 /** Counters are keyed by account, login, e-mail and address; old ones are dropped now and then, as a side effect of traffic. */

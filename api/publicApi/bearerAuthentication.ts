@@ -7,9 +7,9 @@
  * credential, so no CSRF origin check applies.
  */
 import type { Request } from 'express';
-import { checkPresentedAccessToken } from '../auth/accessTokens.ts';
+import { checkAndCountAccessToken } from '../auth/accessTokens.ts';
 import type { Actor, Authenticator } from '../auth/authenticateRequest.ts';
-import { consumeRateLimit } from '../auth/rateLimiter.ts';
+import { assertWithinLimit } from '../auth/rateLimiter.ts';
 import { ApiError } from '../http/apiError.ts';
 import { User } from '../models/index.ts';
 import type { AppServices } from '../services.ts';
@@ -35,16 +35,18 @@ export function presentedBearer(req: Request): string | null {
 export async function authenticateBearer(req: Request, services: AppServices): Promise<Actor | null> {
   const presented = presentedBearer(req);
   if (presented === null) return null;
-  const checked = await checkPresentedAccessToken(services.sequelize, presented);
-  if (checked.status !== 'valid') {
-    const code = checked.status === 'expired' ? 'access_token_expired' : checked.status === 'revoked' ? 'access_token_revoked' : 'access_token_invalid';
+  // One statement looks the token up and, for a live one, counts the request (rate limit step).
+  const counted = await checkAndCountAccessToken(services.sequelize, presented, services.config.apiRateLimit.windowSeconds);
+  if (counted.counter === null) {
+    const { status } = counted.check;
+    const code = status === 'expired' ? 'access_token_expired' : status === 'revoked' ? 'access_token_revoked' : 'access_token_invalid';
     throw new ApiError(code, 401, {}, CHALLENGE);
   }
-  const { token } = checked;
+  const { token } = counted.check;
   // The lookup excludes disabled and deleted owners; a row gone since then reads as unknown.
   const user = await User.findByPk(token.userId);
   if (!user) throw new ApiError('access_token_invalid', 401, {}, CHALLENGE);
-  await consumeRateLimit(services.sequelize, `pat:${token.id}`, services.config.apiRateLimit);
+  assertWithinLimit(counted.counter, services.config.apiRateLimit);
   return { user, session: null, token: { id: token.id, name: token.name, scope: token.scope, pondId: token.pondId } };
 }
 
