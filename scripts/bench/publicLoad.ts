@@ -74,7 +74,10 @@ export interface RoundResult {
   serverCpuSeconds: number;
 }
 
-export async function loadRound(server: BenchServer, options: LoadOptions): Promise<RoundResult> {
+/** What a round needs of a server: where it listens and its CPU time (bench:api's API process has no more than that). */
+export type LoadTarget = Pick<BenchServer, 'origin'> & { usage(): Promise<{ cpuMicros: number }> };
+
+export async function loadRound(server: LoadTarget, options: LoadOptions): Promise<RoundResult> {
   const latencies: number[] = [];
   let unexpected = 0;
   const before = await server.usage();
@@ -118,7 +121,7 @@ export function median(values: readonly number[]): number {
   return percentile([...values].sort((a, b) => a - b), 0.5);
 }
 
-function summarize(rounds: RoundResult[]): Summary {
+export function summarize(rounds: RoundResult[]): Summary {
   const latencies = rounds.flatMap((round) => round.latencies).sort((a, b) => a - b);
   const roundRps = rounds.map((round) => round.requests / round.seconds);
   return {
