@@ -153,13 +153,18 @@ describe('comments', () => {
 });
 
 describe('export', () => {
-  test('export_pond returns the REST ZIP link, which the same token downloads once REST is on', async () => {
+  test('export_pond returns the REST ZIP link once REST is on for the instance and the pond, and the same token downloads it', async () => {
     await create('Exported', 'In the archive.\n');
-    const { url } = await toolResult(mcp, 'export_pond', { pond: pond.slug });
-    assert.equal(url, `${instance.baseUrl}/api/public/v1/ponds/${pond.slug}/export.zip`);
+    // The link would be refused while REST is off: the tool says so instead of handing it out.
+    assert.equal((await toolError(mcp, 'export_pond', { pond: pond.slug })).code, 'api_disabled');
     await setInstanceSwitches(admin, { api: true });
-    await setPondSwitches(owner.client, pond.id, { api: true });
     try {
+      const pondClosed = await toolError(mcp, 'export_pond', { pond: pond.slug });
+      assert.equal(pondClosed.code, 'pond_api_disabled');
+      assert.deepEqual(pondClosed.details, { pond: pond.slug, channel: 'rest' });
+      await setPondSwitches(owner.client, pond.id, { api: true });
+      const { url } = await toolResult(mcp, 'export_pond', { pond: pond.slug });
+      assert.equal(url, `${instance.baseUrl}/api/public/v1/ponds/${pond.slug}/export.zip`);
       const response = await fetch(url, { headers: { authorization: `Bearer ${secret}` } });
       assert.equal(response.status, 200);
       assert.equal(response.headers.get('content-type'), 'application/zip');

@@ -7,7 +7,9 @@
 import type { Response } from 'express';
 import { streamPondMarkdownZip } from '../../exports/pondMarkdownZip.ts';
 import { publicBaseUrl } from '../../feeds/feedUrls.ts';
-import { resolveApiPond, type ApiCall } from '../apiCall.ts';
+import { ApiError } from '../../http/apiError.ts';
+import { getSetting } from '../../settings/instanceSettings.ts';
+import { pondOptedIn, resolveApiPond, type ApiCall } from '../apiCall.ts';
 
 // Where publicApiRouter.ts mounts the API. Not imported from there: the router imports the
 // route tables, which import this module, and the cycle would leave one side undefined to
@@ -22,10 +24,14 @@ export async function streamApiPondExport(call: ApiCall, pondSlug: string, res: 
 
 /**
  * The absolute URL of the pond's archive, for a client holding the same token (MCP
- * `export_pond`). The pond is resolved first, so a pond the token cannot export answers the
- * refusal here rather than a link that would fail.
+ * `export_pond`). The pond is resolved first, and the REST switches (instance and pond) are
+ * checked, so a pond the token cannot export answers the refusal here rather than a link that
+ * would fail.
  */
 export async function exportApiUrl(call: ApiCall, pondSlug: string): Promise<string> {
   const { pond } = await resolveApiPond(call, pondSlug);
+  // The link is a REST route: what its download would refuse for the REST switches is refused now.
+  if (!(await getSetting('api.enabled'))) throw new ApiError('api_disabled', 404);
+  if (!pondOptedIn(pond, 'rest')) throw new ApiError('pond_api_disabled', 403, { pond: pond.slug, channel: 'rest' });
   return `${await publicBaseUrl(call.services)}${PUBLIC_API_PATH}/ponds/${encodeURIComponent(pond.slug)}/export.zip`;
 }
