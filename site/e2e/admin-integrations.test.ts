@@ -10,33 +10,16 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
 import { ADMIN, createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
 import { TestClient } from '../../api/testing/testClient.ts';
 import { createTranslator } from '../../editor/src/i18n/translator.ts';
-import { openSession, SCREEN_SHAPES, waitForIslands, type BrowserSession } from './browserSession.ts';
-import { expectVisibleFocus } from './focusIndicator.ts';
+import { openSession, SCREEN_SHAPES, waitForIslands } from './browserSession.ts';
 import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
+import { checkBothSchemes } from './screenChecks.ts';
 
 useSiteUnderTest();
 
 const SETTINGS_ROUTE = '**/api/v1/admin/settings';
-
-async function expectNoSidewaysScroll(page: Page, screen: string): Promise<void> {
-  const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
-  assert.ok(scrollWidth <= clientWidth, `${screen}: the page is ${scrollWidth}px wide in a ${clientWidth}px window`);
-}
-
-/** The screen as it is now, light and dark: axe, focus rings, width, a screenshot of each. */
-async function checkBothSchemes(session: BrowserSession, screen: string): Promise<void> {
-  await expectNoSidewaysScroll(session.page, screen);
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await session.page.emulateMedia({ colorScheme });
-    await session.check(colorScheme === 'light' ? screen : `${screen}-dark`);
-    await expectVisibleFocus(session.page, `${screen} (${colorScheme})`);
-  }
-  await session.page.emulateMedia({ colorScheme: 'light' });
-}
 
 async function signedInAdmin(): Promise<TestClient> {
   const admin = new TestClient(instance.baseUrl);

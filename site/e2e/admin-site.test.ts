@@ -16,7 +16,7 @@ import { startTestInstance, type TestInstance } from '../../api/testing/testInst
 import { createTranslator } from '../../editor/src/i18n/translator.ts';
 import { ensureSiteBuilt } from '../../scripts/build-site.ts';
 import { launchChromium, openSession, SCREEN_SHAPES, waitForIslands, type BrowserSession } from './browserSession.ts';
-import { expectVisibleFocus } from './focusIndicator.ts';
+import { checkBothSchemes } from './screenChecks.ts';
 
 const PREVIEW_ROUTE = '**/api/v1/admin/settings/preview';
 const en = createTranslator('en');
@@ -42,16 +42,6 @@ async function signedInSession(client: TestClient, shape = SCREEN_SHAPES[0]!, pr
   assert.ok(client.sessionCookie);
   await session.context.addCookies([{ name: 'dt_session', value: client.sessionCookie, url: instance.baseUrl }]);
   return session;
-}
-
-/** The screen as it is now, light and dark: axe, focus rings, a screenshot of each. */
-async function checkBothSchemes(session: BrowserSession, screen: string): Promise<void> {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await session.page.emulateMedia({ colorScheme });
-    await session.check(colorScheme === 'light' ? screen : `${screen}-dark`);
-    await expectVisibleFocus(session.page, `${screen} (${colorScheme})`);
-  }
-  await session.page.emulateMedia({ colorScheme: 'light' });
 }
 
 function previewOf(page: Page, name: string) {

@@ -13,8 +13,8 @@ import { buildOpenApiDocument } from '../../api/publicApi/openApiDocument.ts';
 import { completeSetup, createVerifiedUser } from '../../api/testing/fixtures.ts';
 import { startTestInstance, type TestInstance } from '../../api/testing/testInstance.ts';
 import { ensureSiteBuilt } from '../../scripts/build-site.ts';
-import { launchChromium, openSession, SCREEN_SHAPES, type BrowserSession } from './browserSession.ts';
-import { expectVisibleFocus } from './focusIndicator.ts';
+import { launchChromium, openSession, SCREEN_SHAPES } from './browserSession.ts';
+import { checkBothSchemes } from './screenChecks.ts';
 
 let instance: TestInstance;
 let browser: Browser;
@@ -29,22 +29,6 @@ after(async () => {
   await browser?.close();
   await instance?.close();
 });
-
-async function expectNoSidewaysScroll(page: Page, screen: string): Promise<void> {
-  const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
-  assert.ok(scrollWidth <= clientWidth, `${screen}: the page is ${scrollWidth}px wide in a ${clientWidth}px window`);
-}
-
-/** The screen as it is now, light and dark: width, axe, focus rings, a screenshot of each. */
-async function checkBothSchemes(session: BrowserSession, screen: string): Promise<void> {
-  await expectNoSidewaysScroll(session.page, screen);
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await session.page.emulateMedia({ colorScheme });
-    await session.check(colorScheme === 'light' ? screen : `${screen}-dark`);
-    await expectVisibleFocus(session.page, `${screen} (${colorScheme})`);
-  }
-  await session.page.emulateMedia({ colorScheme: 'light' });
-}
 
 /** Every operation of the document is on the page as an article headed by its summary, with its method and path. */
 async function expectEveryOperation(page: Page): Promise<void> {

@@ -11,32 +11,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Locator, Page } from 'playwright-core';
+import type { Locator } from 'playwright-core';
 import { checkPresentedAccessToken } from '../../api/auth/accessTokens.ts';
 import { seedSharedPond } from '../../api/testing/accessFixtures.ts';
 import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
-import { openSession, SCREEN_SHAPES, type BrowserSession } from './browserSession.ts';
-import { expectVisibleFocus } from './focusIndicator.ts';
+import { openSession, SCREEN_SHAPES } from './browserSession.ts';
 import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
+import { checkBothSchemes } from './screenChecks.ts';
 
 useSiteUnderTest();
-
-async function expectNoSidewaysScroll(page: Page, screen: string): Promise<void> {
-  const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
-  const wide = await page.evaluate((limit) => [...document.querySelectorAll('body *')].filter((element) => element.getBoundingClientRect().right > limit).map((element) => `${element.tagName}.${element.className}`).slice(0, 8), clientWidth);
-  assert.ok(scrollWidth <= clientWidth, `${screen}: the page is ${scrollWidth}px wide in a ${clientWidth}px window: ${wide.join(', ')}`);
-}
-
-/** The screen as it is now, light and dark: axe, focus rings, width, a screenshot of each. */
-async function checkBothSchemes(session: BrowserSession, screen: string): Promise<void> {
-  await expectNoSidewaysScroll(session.page, screen);
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await session.page.emulateMedia({ colorScheme });
-    await session.check(colorScheme === 'light' ? screen : `${screen}-dark`);
-    await expectVisibleFocus(session.page, `${screen} (${colorScheme})`);
-  }
-  await session.page.emulateMedia({ colorScheme: 'light' });
-}
 
 const isFocused = (locator: Locator) => locator.evaluate((element) => element === document.activeElement);
 

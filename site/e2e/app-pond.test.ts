@@ -8,18 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
 import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
 import { openSession, SCREEN_SHAPES } from './browserSession.ts';
 import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
 import { expectVisibleFocus } from './focusIndicator.ts';
+import { expectNoSidewaysScroll } from './screenChecks.ts';
 
 useSiteUnderTest();
-
-async function expectNoSidewaysScroll(page: Page, screen: string): Promise<void> {
-  const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
-  assert.ok(scrollWidth <= clientWidth, `${screen}: the page is ${scrollWidth}px wide in a ${clientWidth}px window`);
-}
 
 describe('the app at a pond\'s URLs', () => {
   for (const shape of SCREEN_SHAPES) {

@@ -25,6 +25,7 @@ import { ensureSiteBuilt } from '../../scripts/build-site.ts';
 import { expectAccessible } from './axe.ts';
 import { launchChromium } from './browserSession.ts';
 import { expectVisibleFocus } from './focusIndicator.ts';
+import { expectNoSidewaysScroll } from './screenChecks.ts';
 
 /** The public layer's policy (shared brief): nothing may run, fonts and styles from our origin. */
 const PUBLIC_CSP = "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -86,11 +87,6 @@ async function shoot(page: Page, shape: string, name: string, options: { scrollT
   // From the top: a walk with Tab scrolls, and the sticky contents would follow it.
   if (options.scrollToTop !== false) await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(SHOT_DIR, `public-look-${shape}-${name}.png`), fullPage: true });
-}
-
-async function expectNoSidewaysScroll(page: Page, screen: string): Promise<void> {
-  const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
-  assert.ok(scrollWidth <= clientWidth, `${screen}: the page is ${scrollWidth}px wide in a ${clientWidth}px window`);
 }
 
 before(async () => {

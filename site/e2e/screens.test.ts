@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { saveSmtpRelay } from '../../api/testing/mailRelay.ts';
 import { closedPort } from '../../api/testing/smtpTestServer.ts';
 import { startTestInstance } from '../../api/testing/testInstance.ts';
@@ -19,12 +19,7 @@ import { ensureSiteBuilt } from '../../scripts/build-site.ts';
 import { expectAccessible } from './axe.ts';
 import { expectVisibleFocus } from './focusIndicator.ts';
 import { EVERY_SCREEN_SHAPE, launchChromium, openSession, waitForIslands, walkSetupToMailStep } from './browserSession.ts';
-
-/** Nothing may stick out sideways: a phone would have to scroll the whole page to read it. */
-async function expectNoSidewaysScroll(page: Page, screen: string): Promise<void> {
-  const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
-  assert.ok(scrollWidth <= clientWidth, `${screen}: the page is ${scrollWidth}px wide in a ${clientWidth}px window`);
-}
+import { expectNoSidewaysScroll } from './screenChecks.ts';
 
 describe('every screen, accessible on a desktop and a phone in English and German', () => {
   let browser: Browser;

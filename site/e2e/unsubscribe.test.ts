@@ -7,33 +7,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { signUnsubscribeToken } from '../../api/auth/unsubscribeTokens.ts';
 import { User } from '../../api/models/index.ts';
 import { completeSetup } from '../../api/testing/fixtures.ts';
 import { startTestInstance, type TestInstance } from '../../api/testing/testInstance.ts';
-import { launchChromium, openSession, SCREEN_SHAPES, type BrowserSession } from './browserSession.ts';
-import { expectVisibleFocus } from './focusIndicator.ts';
+import { launchChromium, openSession, SCREEN_SHAPES } from './browserSession.ts';
+import { checkBothSchemes } from './screenChecks.ts';
 
 const TEXTS = {
   en: { confirm: 'Stop e-mail summaries?', button: 'Stop e-mail summaries', done: 'E-mail summaries stopped', invalid: 'This link does not work' },
   de: { confirm: 'E-Mail-Zusammenfassungen abbestellen?', button: 'E-Mail-Zusammenfassungen abbestellen', done: 'E-Mail-Zusammenfassungen abbestellt', invalid: 'Dieser Link funktioniert nicht' },
 };
-
-async function expectNoSidewaysScroll(page: Page, screen: string): Promise<void> {
-  const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
-  assert.ok(scrollWidth <= clientWidth, `${screen}: the page is ${scrollWidth}px wide in a ${clientWidth}px window`);
-}
-
-async function checkBothSchemes(session: BrowserSession, screen: string): Promise<void> {
-  await expectNoSidewaysScroll(session.page, screen);
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await session.page.emulateMedia({ colorScheme });
-    await session.check(colorScheme === 'light' ? screen : `${screen}-dark`);
-    await expectVisibleFocus(session.page, `${screen} (${colorScheme})`);
-  }
-  await session.page.emulateMedia({ colorScheme: 'light' });
-}
 
 describe('unsubscribe pages', () => {
   let instance: TestInstance;
