@@ -18,13 +18,14 @@ import { after, before, describe, test } from 'node:test';
 import { QueryTypes } from 'sequelize';
 import { createApp } from '../app.ts';
 import { createSession, SESSION_COOKIE } from '../auth/sessions.ts';
+import { PUBLIC_API_PREFIX } from '../publicApi/publicApiRouter.ts';
+import { publicApiRoutes } from '../publicApi/publicApiRoutes.ts';
 import { internalApiRoutes } from '../routes/index.ts';
 import { createVerifiedUser, resetRateLimits } from '../testing/fixtures.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
-import { ERROR_STATUS } from './errorCodes.ts';
 import {
+  answerProblem,
   discoverRouteDefinitions,
-  INTERNAL_ERROR_MARKERS,
   matchDefinitions,
   sampleBody,
   sampleRequest,
@@ -101,7 +102,10 @@ describe('malformed input', () => {
   before(async () => {
     instance = await startTestInstance({ env: { LOGIN_RATE_LIMIT_PER_IP: '1000000', LOGIN_RATE_LIMIT_PER_ACCOUNT: '1000000' } });
     const app = await createApp(instance.services, { site: false });
-    routes = matchDefinitions(servedRoutes(app), await discoverRouteDefinitions(path.resolve(import.meta.dirname, '..')));
+    routes = matchDefinitions(servedRoutes(app), await discoverRouteDefinitions(path.resolve(import.meta.dirname, '..')), [
+      { prefix: '/api/v1', routes: internalApiRoutes },
+      { prefix: PUBLIC_API_PREFIX, routes: publicApiRoutes },
+    ]);
   });
   after(() => instance.close());
 
@@ -125,23 +129,6 @@ describe('malformed input', () => {
       parsed = null;
     }
     return { status: answer.status, body: parsed };
-  }
-
-  function problemOf(answer: Answer): string | null {
-    if (answer.status === 0) return `no answer: ${answer.text}`;
-    if (answer.status >= 500) return `status ${answer.status}`;
-    const marker = INTERNAL_ERROR_MARKERS.find((pattern) => pattern.test(answer.text));
-    if (marker) return `internal text ${marker}`;
-    if (answer.status >= 400) {
-      let code: unknown;
-      try {
-        code = JSON.parse(answer.text)?.error?.code;
-      } catch {
-        code = undefined;
-      }
-      if (typeof code !== 'string' || !Object.hasOwn(ERROR_STATUS, code)) return 'an error answer without our envelope';
-    }
-    return null;
   }
 
   const keyOf = (route: SweptRoute) => (route.definition ? `${route.definition.method.toUpperCase()} ${route.definition.path}` : '');
@@ -170,7 +157,7 @@ describe('malformed input', () => {
       answer = await send(request, caller);
       sent += 1;
     }
-    const problem = problemOf(answer);
+    const problem = answerProblem(answer);
     if (problem) problems.push({ route: `${route.method.toUpperCase()} ${route.path}`, caller: caller.name, label: request.label, status: answer.status, excerpt: `${problem}: ${answer.text.slice(0, 300)}` });
     return answer;
   }
@@ -215,10 +202,13 @@ describe('malformed input', () => {
   /** A route that is closed in this phase (setup pending, or a setup step once it is done) answers every request the same. */
   const closed = (answer: Answer) => answer.status === 410 || answer.text.includes('"setup_required"');
 
-  test('the sweep finds every route of the internal API', () => {
-    for (const route of internalApiRoutes) {
-      const found = routes.find((swept) => swept.definition === route);
-      assert.ok(found, `${route.method.toUpperCase()} ${route.path} is not swept`);
+  test('the sweep finds every route of the internal API and of the public REST API, each under its own prefix', () => {
+    for (const [prefix, table] of [['/api/v1', internalApiRoutes], [PUBLIC_API_PREFIX, publicApiRoutes]] as const) {
+      for (const route of table) {
+        const found = routes.find((swept) => swept.definition === route);
+        assert.ok(found, `${route.method.toUpperCase()} ${prefix}${route.path} is not swept`);
+        assert.equal(found.path, prefix + route.path);
+      }
     }
   });
 

@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import type { Express } from 'express';
 import { z } from 'zod';
 import type { AnyRoute } from './routeTable.ts';
+import { ERROR_STATUS } from './errorCodes.ts';
 
 export interface SweptRoute {
   method: string;
@@ -42,6 +43,10 @@ export interface SweepFixtures {
   memberId: string;
   memberLogin: string;
   baseUrl: string;
+  /** The public REST API names ponds and pages by slug, and comments by id. */
+  pondSlug?: string;
+  pageSlug?: string;
+  commentId?: string;
 }
 
 interface RouterLayer {
@@ -87,12 +92,31 @@ export async function discoverRouteDefinitions(root: string): Promise<AnyRoute[]
   return [...definitions];
 }
 
-/** The served routes, each with the definition whose path it ends in (the mount prefix before it). */
-export function matchDefinitions(served: { method: string; path: string }[], definitions: AnyRoute[]): SweptRoute[] {
-  return served.map((route) => ({
-    ...route,
-    definition: definitions.find((definition) => definition.method === route.method && route.path.endsWith(definition.path)) ?? null,
-  }));
+/** A route table and where it is mounted: its definitions match only the served paths under that prefix. */
+export interface RouteMount {
+  prefix: string;
+  routes: readonly AnyRoute[];
+}
+
+/**
+ * The served routes, each with the definition whose path it ends in (the mount prefix before
+ * it). Where several end it, the longest path wins (`/api/v1/users/me` is the internal
+ * `/users/me`, not the public API's `/me`); a definition of a table in `mounts` matches only
+ * under that table's prefix, so two tables' routes of the same path (the internal and the
+ * public `POST /comments/:id/resolve`) each find their own.
+ */
+export function matchDefinitions(served: { method: string; path: string }[], definitions: AnyRoute[], mounts: readonly RouteMount[] = []): SweptRoute[] {
+  const prefixOf = new Map<AnyRoute, string>();
+  for (const mount of mounts) for (const route of mount.routes) prefixOf.set(route, mount.prefix);
+  return served.map((route) => {
+    const candidates = definitions.filter((definition) => {
+      if (definition.method !== route.method || !route.path.endsWith(definition.path)) return false;
+      const prefix = prefixOf.get(definition);
+      return prefix === undefined || route.path === prefix + definition.path;
+    });
+    candidates.sort((a, b) => b.path.length - a.path.length);
+    return { ...route, definition: candidates[0] ?? null };
+  });
 }
 
 // --- The values thrown at fields ----------------------------------------------------------
@@ -231,6 +255,9 @@ const utf8 = (text: string) => new TextEncoder().encode(text);
 
 /** The id a path parameter stands for, chosen by the collection before it (`/ponds/:id` → a pond). */
 function paramValue(segments: string[], index: number, fixtures: SweepFixtures): string {
+  const bySlug: Record<string, string | undefined> = { ':pondSlug': fixtures.pondSlug, ':pageSlug': fixtures.pageSlug };
+  const slug = bySlug[segments[index]!];
+  if (slug !== undefined) return slug;
   const collection = segments[index - 1] ?? '';
   const byCollection: Record<string, string> = {
     ponds: fixtures.pondId,
@@ -243,6 +270,7 @@ function paramValue(segments: string[], index: number, fixtures: SweepFixtures):
     users: fixtures.memberId,
     members: fixtures.memberId,
     grants: fixtures.grantId,
+    comments: fixtures.commentId ?? 'x',
     legal: 'imprint',
   };
   return byCollection[collection] ?? 'x';
@@ -373,6 +401,27 @@ export function sweepRequests(route: SweptRoute, fixtures: SweepFixtures, option
     }
   }
   return requests;
+}
+
+/**
+ * What is wrong with an answer to a swept request, or null: none at all, a 5xx, text only an
+ * internal error would show, or an error answer without the envelope and a registered code.
+ */
+export function answerProblem(answer: { status: number; text: string }): string | null {
+  if (answer.status === 0) return `no answer: ${answer.text}`;
+  if (answer.status >= 500) return `status ${answer.status}`;
+  const marker = INTERNAL_ERROR_MARKERS.find((pattern) => pattern.test(answer.text));
+  if (marker) return `internal text ${marker}`;
+  if (answer.status >= 400) {
+    let code: unknown;
+    try {
+      code = JSON.parse(answer.text)?.error?.code;
+    } catch {
+      code = undefined;
+    }
+    if (typeof code !== 'string' || !Object.hasOwn(ERROR_STATUS, code)) return 'an error answer without our envelope';
+  }
+  return null;
 }
 
 /** Text in a response that only an internal error would put there. */

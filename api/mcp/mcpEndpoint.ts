@@ -77,7 +77,9 @@ async function serve(req: Request, res: Response, services: AppServices): Promis
 }
 
 export function mountMcpEndpoint(app: Express, services: AppServices): void {
-  app.all(MCP_PATH, check(assertMcpAvailable));
+  // `route().all` is one handler for every method; `app.all` would register a route per method
+  // (CONNECT and HEAD included), which is what route walkers such as the malformed-input sweep then see.
+  app.route(MCP_PATH).all(check(assertMcpAvailable));
   app.post(
     MCP_PATH,
     check((req, res) => authenticate(req, res, services)),
@@ -88,5 +90,5 @@ export function mountMcpEndpoint(app: Express, services: AppServices): void {
       serve(req, res, services).catch(next);
     },
   );
-  app.all(MCP_PATH, (_req, _res, next) => next(new ApiError('method_not_allowed', 405, {}, { Allow: 'POST' })));
+  app.route(MCP_PATH).all((_req, _res, next) => next(new ApiError('method_not_allowed', 405, {}, { Allow: 'POST' })));
 }
