@@ -26,7 +26,8 @@
  *
  * Exits 0 when a target is missed (the table says so); only a crash exits non-zero.
  * `BENCH_API_ROUNDS` (3), `BENCH_API_SECONDS` (3), `BENCH_API_RUNS` (300), `BENCH_API_LIST_LIMIT`
- * (100) shorten or change the run; `BENCH_API_PARTS` (abcd) picks parts; `BENCH_NO_PIN=1` skips pinning.
+ * (100) shorten or change the run; `BENCH_API_PARTS` (abcd) picks parts; `BENCH_NO_PIN=1` skips pinning;
+ * `BENCH_PROFILE_DIR` makes the API process write a V8 CPU profile there.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

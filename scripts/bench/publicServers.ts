@@ -4,13 +4,13 @@
  * two cores — so the client and the server never take CPU from each other, and what is
  * measured is the server. Servers are under IPC control.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { serviceNodeFlags } from '../serviceNodeFlags.ts';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PublicBenchServerKind, RawResponse, ServerUsage } from './publicBenchServer.ts';
 import type { GenerationTimings } from './publicGenerationTimings.ts';
+import { allowedCpus, startIpcServer } from './ipcServer.ts';
 
 const SERVER_ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'publicBenchServer.ts');
 
@@ -32,11 +32,6 @@ function parseCpuList(list: string): number[] {
       const [from, to] = part.split('-').map(Number) as [number, number | undefined];
       return to === undefined ? [from] : Array.from({ length: to - from + 1 }, (_, i) => from + i);
     });
-}
-
-function allowedCpus(pid: number): string {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return /Cpus_allowed_list:\s*(\S+)/.exec(status)?.[1] ?? '?';
 }
 
 /**
@@ -79,49 +74,21 @@ export interface BenchServer {
 }
 
 export async function startBenchServer(kind: PublicBenchServerKind, pinning: Pinning, env: Record<string, string>): Promise<BenchServer> {
-  // BENCH_PROFILE_DIR: each server writes a V8 CPU profile there when it closes (where does the time go?).
-  const profileDir = process.env.BENCH_PROFILE_DIR;
-  const execArgv = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=public-${kind}-\${pid}.cpuprofile`] : [];
   // The API process runs with the flags `npm start` gives every service.
-  const nodeArgs = ['--expose-gc', ...(kind === 'api' ? serviceNodeFlags() : []), ...execArgv, SERVER_ENTRY];
-  const [command, args] = pinning.used ? ['taskset', ['-c', String(pinning.serverCore), process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
-  const child: ChildProcess = spawn(command, args, { env: { ...process.env, ...env, BENCH_SERVER: kind }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (message: { port: number }) => resolve(message.port));
-    child.once('exit', (code) => reject(new Error(`bench server ${kind} exited with ${code} before it listened`)));
-  });
-  child.removeAllListeners('exit');
-  let nextId = 0;
-  const call = <T>(message: Record<string, unknown>) =>
-    new Promise<T>((resolve, reject) => {
-      const id = (nextId += 1);
-      const listener = (reply: { id: number; result?: T; error?: string }) => {
-        if (reply.id !== id) return;
-        child.off('message', listener);
-        if (reply.error !== undefined) reject(new Error(`${kind} server: ${reply.error}`));
-        else resolve(reply.result as T);
-      };
-      child.on('message', listener);
-      child.send({ ...message, id });
-    });
+  const nodeArgs = ['--expose-gc', ...(kind === 'api' ? serviceNodeFlags() : []), SERVER_ENTRY];
+  const server = await startIpcServer(`public-${kind}`, pinning, nodeArgs, { ...env, BENCH_SERVER: kind });
+  const { call } = server;
   return {
     kind,
-    port,
-    pid: child.pid!,
-    cpus: allowedCpus(child.pid!),
-    origin: `http://127.0.0.1:${port}`,
+    port: server.port,
+    pid: server.pid,
+    cpus: server.cpus,
+    origin: server.origin,
     usage: (collect = false) => call<ServerUsage>({ command: 'usage', collect }),
     respond: async (response) => void (await call({ command: 'respond', response })),
     grant: async (pondId, actorId) => (await call<{ grantId: string }>({ command: 'grant', pondId, actorId })).grantId,
     revoke: async (pondId, grantId, actorId) => void (await call({ command: 'revoke', pondId, grantId, actorId })),
     measureGeneration: (input) => call<GenerationTimings>({ command: 'measureGeneration', ...input }),
-    close: async (timeoutMs = 30_000) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      const killer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-      child.send({ id: (nextId += 1), command: 'close' });
-      await exited;
-      clearTimeout(killer);
-    },
+    close: server.close,
   };
 }
