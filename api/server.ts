@@ -25,7 +25,7 @@ const mentions = startMentionListener(services.sequelize, config.databaseUrl, lo
 const app = await createApp(services, { site: process.env.DT_SITE !== 'off' });
 const publicLayer = startPublicLayer(services, config.databaseUrl);
 const server = createServer(publicLayer.listener(app));
-attachCollabProxy(server, () => config.collab, logger);
+const collabProxy = attachCollabProxy(server, () => config.collab, logger);
 server.listen(config.port, config.host, () => logger.info({ port: config.port, baseUrl: config.baseUrl }, 'api listening'));
 
 let stopping = false;
@@ -35,7 +35,10 @@ async function shutdown(signal: string): Promise<void> {
   logger.info({ signal }, 'api stopping');
   server.close();
   server.closeIdleConnections();
-  setTimeout(() => server.closeAllConnections(), 5000).unref();
+  setTimeout(() => {
+    server.closeAllConnections();
+    collabProxy.closeTunnels();
+  }, 5000).unref();
   await accessChanges.stop();
   await mentions.stop();
   await publicLayer.stop();

@@ -28,7 +28,13 @@ function requestHead(request: IncomingMessage): string {
   return `${lines.join('\r\n')}\r\n\r\n`;
 }
 
-export function attachCollabProxy(server: Server, target: () => CollabTarget, logger: Logger): void {
+export interface CollabProxy {
+  /** Ends every tunnel: an upgraded socket is no longer the HTTP server's to close, and server.close() waits for it. */
+  closeTunnels(): void;
+}
+
+export function attachCollabProxy(server: Server, target: () => CollabTarget, logger: Logger): CollabProxy {
+  const tunnels = new Set<Duplex>();
   server.on('upgrade', (request: IncomingMessage, client: Duplex, head: Buffer) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== COLLAB_PROXY_PATH) {
@@ -37,6 +43,7 @@ export function attachCollabProxy(server: Server, target: () => CollabTarget, lo
     }
     const { host, port } = target();
     const upstream: Socket = connect({ host, port, noDelay: true });
+    tunnels.add(client);
     (client as Socket).setNoDelay?.(true);
     let connected = false;
     upstream.once('connect', () => {
@@ -54,6 +61,15 @@ export function attachCollabProxy(server: Server, target: () => CollabTarget, lo
     });
     client.on('error', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
-    client.on('close', () => upstream.destroy());
+    client.on('close', () => {
+      tunnels.delete(client);
+      upstream.destroy();
+    });
   });
+  return {
+    closeTunnels() {
+      for (const client of tunnels) client.destroy();
+      tunnels.clear();
+    },
+  };
 }

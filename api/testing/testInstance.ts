@@ -65,7 +65,7 @@ export async function startTestInstance(options: TestInstanceOptions = {}): Prom
   const app = await createApp(services, { site: options.site ?? false });
   const publicLayer = startPublicLayer(services, database.url);
   server.on('request', publicLayer.listener(app));
-  attachCollabProxy(server, () => config.collab, services.logger);
+  const collabProxy = attachCollabProxy(server, () => config.collab, services.logger);
   return {
     baseUrl,
     services,
@@ -73,6 +73,7 @@ export async function startTestInstance(options: TestInstanceOptions = {}): Prom
     mentions,
     close: async () => {
       server.closeAllConnections();
+      collabProxy.closeTunnels();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await accessChanges.stop();
       await mentions.stop();

@@ -20,16 +20,26 @@ export interface CollabCast extends PondCast {
   wsUrl: string;
   /** Starts the collab server again (after a test stopped it). */
   restartCollab(): Promise<void>;
+  /** Editors opened and not yet destroyed: destroyed before the servers stop. */
+  openEditors: Set<TestEditor>;
 }
 
 export type CollabOptions = Partial<Pick<CollabServerOptions, 'storeDebounceMs' | 'snapshotActiveMs' | 'maintenanceFailsafeMs' | 'heartbeatIntervalMs'>>;
 
 export function useCollabCast(options: CollabOptions = {}): CollabCast {
   let port = 0;
+  const openEditors = new Set<TestEditor>();
+  // Registered before the instance's own teardown, so it runs first: a provider left open by a
+  // failed test reconnects forever and holds the instance's proxied socket, and closing the
+  // servers then waits for it without end.
+  after(() => {
+    for (const editor of [...openEditors]) editor.destroy();
+  });
   const cast = usePondCast(async () => {
     port = await freePort();
     return { env: { COLLAB_PORT: String(port) } };
   }) as CollabCast;
+  cast.openEditors = openEditors;
   const start = async () => {
     const { config, sequelize } = cast.instance.services;
     cast.collab = await startCollabServer({
@@ -88,7 +98,7 @@ export async function openEditor(cast: CollabCast, client: TestClient, pageId: s
     document: ydoc,
     token: options.token ?? (() => collabToken(client, pageId)),
   });
-  await new Promise<void>((resolve, reject) => {
+  const synced = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('provider did not sync within 10 s')), 10_000);
     provider.on('synced', () => {
       clearTimeout(timer);
@@ -98,6 +108,11 @@ export async function openEditor(cast: CollabCast, client: TestClient, pageId: s
       clearTimeout(timer);
       reject(new Error(`authentication failed: ${reason}`));
     });
+  });
+  // A provider that never synced would otherwise retry in the background for the rest of the file.
+  await synced.catch((error: unknown) => {
+    provider.destroy();
+    throw error;
   });
   const seen: TestEditor['seen'] = { closed: false, refused: false, closedAt: null };
   provider.on('close', () => {
@@ -122,7 +137,7 @@ export async function openEditor(cast: CollabCast, client: TestClient, pageId: s
     }
     return text as Y.XmlText;
   };
-  return {
+  const editor: TestEditor = {
     provider,
     ydoc,
     seen,
@@ -137,9 +152,12 @@ export async function openEditor(cast: CollabCast, client: TestClient, pageId: s
       await waitFor(() => provider.synced && provider.unsyncedChanges === 0, 10_000, 'the provider to have no unsynced changes');
     },
     destroy() {
+      cast.openEditors?.delete(editor);
       provider.destroy();
     },
   };
+  cast.openEditors?.add(editor);
+  return editor;
 }
 
 /** Editors opened in a test, destroyed together (`t.after(editors.closeAll)`). */
