@@ -4,10 +4,11 @@
  */
 export { EMPTY_DOCUMENT, assertValidDocument, documentExtensions, documentSchema, type DocumentJson } from './schema/documentSchema.ts';
 export { markdownToDocument } from './markdown/markdownToDocument.ts';
+export { MEDIA_PATH_PREFIX } from './markdown/dialect.ts';
 export { documentToMarkdown } from './markdown/documentToMarkdown.ts';
 export { documentToHtml } from './html/documentToHtml.ts';
 export { expandPlaceholders, expandPluginBlocks, expandTransclusions, MAX_TRANSCLUSION_DEPTH, pluginBlocksInOrder, type PluginBlockRef, type PluginStaticForm, type TransclusionTarget } from './html/expandPlaceholders.ts';
-export { sanitizeSvg } from './html/svgSanitizer.ts';
+export { MAX_SVG_SNAPSHOT_LENGTH, sanitizeSvg } from './html/svgSanitizer.ts';
 export { renderCommentHtml } from './html/commentHtml.ts';
 export { extract } from './extraction/extract.ts';
 export { YJS_FRAGMENT_NAME, appendYDocContent, documentToYDoc, documentToYjsUpdate, replaceYDocContent, yDocToDocument, yjsUpdateToDocument } from './yjs/yjsConversions.ts';

@@ -202,7 +202,9 @@ export async function purgePage(sequelize: Sequelize, pageId: string, options: P
     const page = await lockedPage(tree, pageId);
     assertTrashed(page);
     await moveChildrenAfter(tree, await tree.allChildren(page.id), page.parent_id, page.position, page.id);
-    const files = await tree.query<{ id: string }>('SELECT id FROM files WHERE page_id = :pageId FOR UPDATE', { pageId });
+    const files = await tree.query<{ id: string }>('SELECT id FROM files WHERE page_id = :pageId OR (page_id IS NULL AND upload_page_id = :pageId) FOR UPDATE', { pageId });
+    // Claimed files cascade with the page; unclaimed uploads to it go explicitly (their key only forgets the page).
+    await tree.execute('DELETE FROM files WHERE page_id IS NULL AND upload_page_id = :pageId', { pageId });
     await tree.execute('DELETE FROM pages WHERE id = :pageId', { pageId });
     // Its page-scope grants and label assignments are gone with it; every process's cache must know.
     await announceAccessChange(pondId, transaction);

@@ -65,6 +65,8 @@ export interface RenderedDocument {
   mentionIds: string[];
   /** Distinct transclusion target slugs, lowercased (the public layer's dependency index). */
   transclusionSlugs: string[];
+  /** Distinct uploaded file ids the document references (lowercase uuids): claims and the embedded flag. */
+  fileIds: string[];
 }
 
 /** Postgres text cannot hold U+0000; a document carrying one must still save. */
@@ -93,6 +95,7 @@ function extractDocument(document: DocumentJson): ExtractedDocument {
     links,
     mentionIds,
     transclusionSlugs: [...new Set(extraction.transclusions.map((slug) => withoutNul(slug).toLowerCase()).filter((slug) => slug !== ''))],
+    fileIds: extraction.fileIds,
   };
 }
 
@@ -112,7 +115,9 @@ const LOCK_SQL = `
 /*
  * Statement 2, sent before the result of the locks is known: for a page that is gone it writes
  * nothing (`target` is empty). $1 page id, $2 plain text, $3 link target slugs, $4 link
- * snippets, $5 mentioned ids, $6 transclusion target slugs (lowercased). Links and mentions are upserted and the rest deleted, never
+ * snippets, $5 mentioned ids, $6 transclusion target slugs (lowercased), $7 referenced file
+ * ids. Uploads to this page that the document references are claimed by it, and each of its
+ * files learns whether the document still references it (`embedded`). Links and mentions are upserted and the rest deleted, never
  * deleted and re-inserted: two sub-statements of one statement must not touch the same row. A
  * link target resolves to the live page of the pond with that slug (any case); a mention
  * needs an existing user.
@@ -139,6 +144,13 @@ const EXTRACTION_SQL = `
     INSERT INTO page_transclusions (source_page_id, pond_id, target_slug)
     SELECT target.id, target.pond_id, t.slug FROM target CROSS JOIN unnest($6::text[]) AS t (slug)
     ON CONFLICT DO NOTHING
+  ),
+  claimed_files AS (
+    UPDATE files f SET page_id = target.id, embedded = (f.id = ANY ($7::uuid[]))
+      FROM target
+     WHERE f.pond_id = target.pond_id
+       AND (f.page_id = target.id OR (f.page_id IS NULL AND f.upload_page_id = target.id AND f.id = ANY ($7::uuid[])))
+       AND (f.page_id IS NULL OR f.embedded IS DISTINCT FROM (f.id = ANY ($7::uuid[])))
   ),
   dropped_mentions AS (
     DELETE FROM page_mentions WHERE page_id = $1 AND user_id <> ALL ($5::uuid[])
@@ -201,6 +213,7 @@ async function writeDerived(
     extracted.links.map((link) => link.snippet),
     extracted.mentionIds,
     extracted.transclusionSlugs,
+    extracted.fileIds,
   ]);
   // Statement 2 fails with the locks if they fail; that error is the one reported.
   written.catch(() => undefined);

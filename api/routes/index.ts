@@ -32,6 +32,7 @@ import { notificationRoutes } from './notificationRoutes.ts';
 import { unsubscribeRoutes } from './unsubscribeRoutes.ts';
 import { adminJobRoutes } from './adminJobRoutes.ts';
 import { exportRoutes } from './exportRoutes.ts';
+import { fileRoutes } from './fileRoutes.ts';
 import { adminAuditRoutes } from './adminAuditRoutes.ts';
 
 export const internalApiRoutes: AnyRoute[] = [
@@ -56,6 +57,7 @@ export const internalApiRoutes: AnyRoute[] = [
   ...pageRoutes,
   ...pageTreeRoutes,
   ...versionRoutes,
+  ...fileRoutes,
   ...commentRoutes,
   ...watchRoutes,
   ...notificationRoutes,

@@ -1,11 +1,12 @@
 /**
  * Extraction: everything the save path derives from a document besides HTML and Markdown —
  * the outline, outgoing wikilinks with a snippet each, transclusion targets, mentioned users,
- * plain text for search, a title candidate and a word count. One walk over the document
+ * the uploaded files it references, plain text for search, a title candidate and a word count. One walk over the document
  * collects everything; snippets are cut from the finished plain text afterwards, so no field
  * costs a traversal of its own.
  */
 import type { JSONContent } from '@tiptap/core';
+import { MEDIA_PATH_PREFIX } from '../markdown/dialect.ts';
 import { createHeadingAnchors } from '../markdown/headingIds.ts';
 import { documentSchema, type DocumentJson } from '../schema/documentSchema.ts';
 
@@ -28,6 +29,8 @@ export type Extraction = {
   titleCandidate: string | null;
   /** Whitespace-separated tokens of `text` that contain a letter or a digit. */
   wordCount: number;
+  /** Distinct uploaded files the document references (image nodes, links to `/api/v1/media/<id>`), in document order. */
+  fileIds: string[];
 };
 
 /** Characters of context on each side of a link, before cutting back to a word boundary. */
@@ -50,6 +53,7 @@ type Walk = {
   seenLinks: Set<string>;
   transclusions: Set<string>;
   mentions: Set<string>;
+  files: Set<string>;
   outline: OutlineEntry[];
   headingAnchor: (heading: JSONContent) => string;
 };
@@ -64,6 +68,7 @@ export function extract(doc: DocumentJson): Extraction {
     seenLinks: new Set(),
     transclusions: new Set(),
     mentions: new Set(),
+    files: new Set(),
     outline: [],
     headingAnchor: createHeadingAnchors(),
   };
@@ -78,12 +83,17 @@ export function extract(doc: DocumentJson): Extraction {
     text,
     titleCandidate: titleEntry ? titleEntry.text : null,
     wordCount: countWords(text),
+    fileIds: [...walk.files],
   };
 }
 
 function visitNode(node: JSONContent, walk: Walk): void {
   switch (node.type) {
     case 'text':
+      for (const mark of node.marks ?? []) {
+        const href = mark.type === 'link' ? mark.attrs?.['href'] : null;
+        if (typeof href === 'string' && href.startsWith(MEDIA_PATH_PREFIX)) noteFile(walk, href.slice(MEDIA_PATH_PREFIX.length));
+      }
       appendInline(walk, node.text ?? '');
       return;
     case 'hardBreak':
@@ -104,6 +114,7 @@ function visitNode(node: JSONContent, walk: Walk): void {
       appendInline(walk, `@${stringAttr(node, 'label')}`);
       return;
     case 'image':
+      noteFile(walk, stringAttr(node, 'fileId'));
       // Inline images join their paragraph's text; block images are a line of their own.
       appendInline(walk, stringAttr(node, 'alt'));
       return;
@@ -120,6 +131,12 @@ function visitNode(node: JSONContent, walk: Walk): void {
     return;
   }
   for (const child of node.content ?? []) visitNode(child, walk);
+}
+
+/** File ids are uuids; anything else in the position of one references no upload. */
+function noteFile(walk: Walk, fileId: string): void {
+  const id = fileId.split(/[?#]/)[0]!.toLowerCase();
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) walk.files.add(id);
 }
 
 function visitTextblock(node: JSONContent, walk: Walk): void {

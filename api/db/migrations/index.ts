@@ -13,6 +13,7 @@ import * as publicLayer from './0008-public-layer.ts';
 import * as publicContentText from './0009-public-content-text.ts';
 import * as commentsNotifications from './0010-comments-notifications.ts';
 import * as apiTokens from './0011-api-tokens.ts';
+import * as attachments from './0012-attachments.ts';
 
 export interface Migration {
   name: string;
@@ -32,4 +33,5 @@ export const migrations: Migration[] = [
   { name: '0009-public-content-text', ...publicContentText },
   { name: '0010-comments-notifications', ...commentsNotifications },
   { name: '0011-api-tokens', ...apiTokens },
+  { name: '0012-attachments', ...attachments },
 ];
