@@ -14,6 +14,7 @@ import { homeRoutes } from './homeRoutes.ts';
 import { legalRoutes } from './legalRoutes.ts';
 import { publicReadRoutes } from './publicReadRoutes.ts';
 import { linkRoutes } from './linkRoutes.ts';
+import { mediaRoutes } from './mediaRoutes.ts';
 import { grantRoutes } from './grantRoutes.ts';
 import { labelRoutes } from './labelRoutes.ts';
 import { memberRoutes } from './memberRoutes.ts';
@@ -65,6 +66,7 @@ export const internalApiRoutes: AnyRoute[] = [
   ...collabRoutes,
   ...favoriteRoutes,
   ...linkRoutes,
+  ...mediaRoutes,
   ...searchRoutes,
   ...adminSettingsRoutes,
   ...adminSiteRoutes,

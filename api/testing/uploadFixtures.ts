@@ -18,7 +18,7 @@ export interface UploadOptions {
 
 export async function uploadFile(client: TestClient, pageId: string, name: string, bytes: Uint8Array | string, options: UploadOptions = {}): Promise<TestResponse> {
   const form = new FormData();
-  form.append(options.field ?? 'file', new Blob([typeof bytes === 'string' ? Buffer.from(bytes) : bytes]), name);
+  form.append(options.field ?? 'file', new Blob([new Uint8Array(typeof bytes === 'string' ? Buffer.from(bytes) : bytes)]), name);
   const headers: Record<string, string> = {};
   if (options.signedIn !== false) {
     if (client.cookies.size > 0) headers.cookie = [...client.cookies].map(([key, value]) => `${key}=${value}`).join('; ');

@@ -28,10 +28,11 @@ test('a document with every kind of derived data', () => {
       type: 'bulletList',
       content: [
         { type: 'listItem', content: [paragraph(text('North bed: '), wikilink('tomatoes'), text(' again'))] },
-        { type: 'listItem', content: [paragraph(wikilink('herbs'), { type: 'hardBreak' }, text('mint'))] },
+        { type: 'listItem', content: [paragraph(wikilink('herbs'), { type: 'hardBreak' }, text('mint', [{ type: 'link', attrs: { href: '/api/v1/media/f1a2b3c4-0000-4000-8000-000000000002' } }]))] },
       ],
     },
-    { type: 'image', attrs: { fileId: 'f1', alt: 'A sketch', title: 'Plan' } },
+    { type: 'image', attrs: { fileId: 'F1A2B3C4-0000-4000-8000-000000000001', alt: 'A sketch', title: 'Plan' } },
+    { type: 'image', attrs: { fileId: 'not-an-upload', alt: null, title: null } },
     { type: 'codeBlock', attrs: { language: 'sh' }, content: [text('water --all\nsleep 5')] },
     paragraph(),
     { type: 'transclusion', attrs: { targetSlug: 'watering-plan', displayText: 'again' } },
@@ -52,6 +53,7 @@ test('a document with every kind of derived data', () => {
     text: 'Garden notes\nSee the tomato page and ask @Ada.\nBeds\nNorth bed: tomatoes again\nherbs\nmint\nA sketch\nwater --all\nsleep 5\n@Ada and @Bo',
     titleCandidate: 'Garden notes',
     wordCount: 25,
+    fileIds: ['f1a2b3c4-0000-4000-8000-000000000002', 'f1a2b3c4-0000-4000-8000-000000000001'],
   });
 });
 
@@ -64,6 +66,7 @@ test('an empty document has no derived data', () => {
     text: '',
     titleCandidate: null,
     wordCount: 0,
+    fileIds: [],
   });
 });
 
@@ -156,6 +159,8 @@ test('a page read from Markdown: every field at once', () => {
     text: 'Garden log\nPlanted by @Ada on Monday; see the beds.\nBeds\ndig beds and the *tools*\nNorth bed\nBeds',
     titleCandidate: 'Garden log',
     wordCount: 19,
+    // `file-42` is no upload's id.
+    fileIds: [],
   });
 });
 
