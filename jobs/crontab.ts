@@ -11,7 +11,7 @@
  *   waits for a retry replaces it instead of queueing a second copy.
  * - `max=5`: a failing run retries a few times; the next slot tries again anyway.
  */
-import { LOG_COMPACTION, NOTIFICATION_DIGEST, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING } from './taskList.ts';
+import { LOG_COMPACTION, NOTIFICATION_DIGEST, ORPHAN_FILE_SWEEP, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING } from './taskList.ts';
 
 export const CRONTAB = [
   // Hourly: a page whose retention passed is gone within the hour.
@@ -19,6 +19,7 @@ export const CRONTAB = [
   // Hourly, off the full hour so it does not start together with the purge.
   `20 * * * * ${LOG_COMPACTION} ?fill=1h&jobKey=${LOG_COMPACTION}&max=5`,
   // Daily at night (UTC); a worker that was down catches up within the day.
+  `30 2 * * * ${ORPHAN_FILE_SWEEP} ?fill=1d&jobKey=${ORPHAN_FILE_SWEEP}&max=5`,
   `40 3 * * * ${VERSION_THINNING} ?fill=1d&jobKey=${VERSION_THINNING}&max=5`,
   `10 4 * * * ${SEARCH_LEXICON_REFRESH} ?fill=1d&jobKey=${SEARCH_LEXICON_REFRESH}&max=5`,
   // Every 15 minutes (spec: digest job cadence); a missed slot is made up once, not once per slot.

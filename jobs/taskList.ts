@@ -10,16 +10,17 @@ import type { Mailer } from '../api/mail/mailer.ts';
 import { ACCOUNT_MAIL, accountMailTask } from './tasks/accountMailTask.ts';
 import { LOG_COMPACTION, logCompactionTask, PAGE_LOG_COMPACTION_JOB, pageLogCompactionTask } from './tasks/logCompactionTask.ts';
 import { NOTIFICATION_DIGEST, notificationDigestTask } from './tasks/notificationDigestTask.ts';
+import { ORPHAN_FILE_SWEEP, orphanFileSweepTask } from './tasks/orphanFileSweepTask.ts';
 import { PUBLIC_DOCUMENTS_JOB, publicDocumentsTask } from './tasks/publicDocumentsTask.ts';
 import { SEARCH_LEXICON_REFRESH, searchLexiconTask } from './tasks/searchLexiconTask.ts';
 import { VERSION_THINNING, versionThinningTask } from './tasks/versionThinningTask.ts';
 
-export { ACCOUNT_MAIL, LOG_COMPACTION, NOTIFICATION_DIGEST, PAGE_LOG_COMPACTION_JOB, PUBLIC_DOCUMENTS_JOB, SEARCH_LEXICON_REFRESH, VERSION_THINNING };
+export { ACCOUNT_MAIL, LOG_COMPACTION, NOTIFICATION_DIGEST, ORPHAN_FILE_SWEEP, PAGE_LOG_COMPACTION_JOB, PUBLIC_DOCUMENTS_JOB, SEARCH_LEXICON_REFRESH, VERSION_THINNING };
 
 export interface TaskDependencies {
   /** Bound to the models (`initModels`): commands read settings through them. */
   sequelize: Sequelize;
-  /** DATA_DIR: the purge deletes file bytes under it. */
+  /** DATA_DIR: the purge and the orphan-file sweep delete file bytes under it. */
   dataDir: string;
   /** For what commands report outside a job's own log (e.g. file bytes that could not be removed). */
   logger: Logger;
@@ -54,5 +55,7 @@ export function createTaskList(dependencies: TaskDependencies): TaskList {
     [PUBLIC_DOCUMENTS_JOB]: publicDocumentsTask(dependencies),
     /** Mails each due user one digest of their unread, unmailed notifications; every 15 minutes. */
     [NOTIFICATION_DIGEST]: notificationDigestTask(dependencies),
+    /** Deletes unclaimed uploads older than 24 h, stray and stale temporary files, and backfills missing hashes; nightly. */
+    [ORPHAN_FILE_SWEEP]: orphanFileSweepTask(dependencies),
   };
 }

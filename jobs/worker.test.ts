@@ -1,13 +1,13 @@
 /**
  * The worker: its crontab names only tasks it has and runs the trash purge and the log
- * compaction hourly, the version thinning daily; the real Graphile runner against a real
+ * compaction hourly, the version thinning and the orphan-file sweep daily; the real Graphile runner against a real
  * database schedules the crontab, runs an enqueued purge that honours `trash.retentionDays`
  * and the enqueued maintenance jobs; the process exits non-zero without a database (so the
  * supervisor restarts it) and zero on SIGTERM.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -18,6 +18,7 @@ import * as Y from 'yjs';
 import { createSequelize } from '../api/db/database.ts';
 import { appendUpdates, transactionClient } from '../api/documents/documentLog.ts';
 import { queueCompactionAfterSession } from '../api/documents/logCompaction.ts';
+import { storedFilePath } from '../api/files/fileStore.ts';
 import { createLogger } from '../api/logger.ts';
 import { Mailer } from '../api/mail/mailer.ts';
 import { initModels, User, type Page } from '../api/models/index.ts';
@@ -28,7 +29,7 @@ import { waitFor } from '../api/testing/polling.ts';
 import { createTestDatabase } from '../api/testing/testDatabase.ts';
 import { CRONTAB } from './crontab.ts';
 import { MAINTENANCE_JOB_TASKS } from '../api/commands/maintenanceJobRuns.ts';
-import { createTaskList, LOG_COMPACTION, NOTIFICATION_DIGEST, PAGE_LOG_COMPACTION_JOB, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING } from './taskList.ts';
+import { createTaskList, LOG_COMPACTION, NOTIFICATION_DIGEST, ORPHAN_FILE_SWEEP, PAGE_LOG_COMPACTION_JOB, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING } from './taskList.ts';
 import { graphileLoggerFor, startWorker, type RunningWorker } from './worker.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -86,7 +87,7 @@ describe('worker', () => {
     return new Set(rows.map((row) => row.id));
   }
 
-  test('the crontab parses, names only tasks the worker has, runs the purge and the compaction hourly, the thinning and the lexicon refresh daily, the digest every 15 minutes', () => {
+  test('the crontab parses, names only tasks the worker has, runs the purge and the compaction hourly, the thinning, the lexicon refresh and the orphan-file sweep daily, the digest every 15 minutes', () => {
     const items = parseCrontab(CRONTAB);
     const tasks = Object.keys(createTaskList({ sequelize, dataDir, logger, ...mail }));
     assert.ok(items.length > 0);
@@ -109,6 +110,10 @@ describe('worker', () => {
     assert.ok(lexicon, 'the search lexicon refresh is scheduled');
     const lexiconSlots = Array.from({ length: 24 * 60 }, (_, minute) => ({ min: minute % 60, hour: Math.floor(minute / 60), date: 9, month: 5, dow: 2 })).filter((slot) => lexicon.match(slot));
     assert.equal(lexiconSlots.length, 1, 'once a day');
+    const sweep = items.find((item) => item.task === ORPHAN_FILE_SWEEP);
+    assert.ok(sweep, 'the orphan-file sweep is scheduled');
+    const sweepSlots = Array.from({ length: 24 * 60 }, (_, minute) => ({ min: minute % 60, hour: Math.floor(minute / 60), date: 9, month: 5, dow: 2 })).filter((slot) => sweep.match(slot));
+    assert.equal(sweepSlots.length, 1, 'once a day');
     const digest = items.find((item) => item.task === NOTIFICATION_DIGEST);
     assert.ok(digest, 'the notification digest is scheduled');
     const digestSlots = Array.from({ length: 60 }, (_, minute) => ({ min: minute, hour: 13, date: 9, month: 5, dow: 2 })).filter((slot) => digest.match(slot));
@@ -124,7 +129,7 @@ describe('worker', () => {
       const rows = await sequelize.query<{ identifier: string }>('SELECT identifier FROM graphile_worker._private_known_crontabs', { type: QueryTypes.SELECT });
       return rows.length > 0 ? rows.map((row) => row.identifier) : undefined;
     }, JOB_PATIENCE_MS, 'the crontab to be registered', { intervalMs: 50 });
-    assert.deepEqual(identifiers.sort(), [LOG_COMPACTION, NOTIFICATION_DIGEST, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING].sort());
+    assert.deepEqual(identifiers.sort(), [LOG_COMPACTION, NOTIFICATION_DIGEST, ORPHAN_FILE_SWEEP, SEARCH_LEXICON_REFRESH, TRASH_PURGE, VERSION_THINNING].sort());
   });
 
   test('every maintenance job an admin can run names a task of the worker and the job key of its crontab line', () => {
@@ -191,6 +196,22 @@ describe('worker', () => {
     const merged = new Y.Doc();
     Y.applyUpdate(merged, rows[0]!.update);
     assert.equal(merged.getText('typed').toString(), 'x'.repeat(501));
+  });
+
+  test('an enqueued orphan-file sweep deletes an unclaimed upload older than 24 h, row and bytes', async () => {
+    const owner = await User.create({ username: 'sweeper', email: 'sweeper@example.org', displayName: 'Sweeper', locale: null, passwordHash: null, emailVerifiedAt: new Date() });
+    const pond = await seedSharedPond(owner.id);
+    const [file] = await sequelize.query<{ id: string }>(
+      `INSERT INTO files (pond_id, extension, content_type, size_bytes, created_at) VALUES (:pondId, 'txt', 'text/plain', 5, now() - interval '25 hours') RETURNING id`,
+      { replacements: { pondId: pond.id }, type: QueryTypes.SELECT },
+    );
+    const bytesPath = storedFilePath(dataDir, file!.id);
+    mkdirSync(path.dirname(bytesPath), { recursive: true });
+    writeFileSync(bytesPath, 'bytes');
+    await runJob(ORPHAN_FILE_SWEEP);
+    const rows = await sequelize.query('SELECT id FROM files WHERE id = :id', { replacements: { id: file!.id }, type: QueryTypes.SELECT });
+    assert.deepEqual(rows, []);
+    assert.equal(existsSync(bytesPath), false);
   });
 
   test('the job the collaboration server queues when a page\'s last participant left merges that page\'s log of 60 rows', async () => {

@@ -22,7 +22,7 @@ import { ApiError } from '../http/apiError.ts';
  */
 export const MAINTENANCE_JOB_TASKS = {
   'notification-digest': 'notification-digest',
-  'orphan-file-sweep': null,
+  'orphan-file-sweep': 'orphan-file-sweep',
   'conversion-payload-prune': null,
   'version-thinning': 'version-thinning',
   'trash-purge': 'trash-purge',

@@ -67,7 +67,7 @@ describe('manual maintenance job runs', () => {
       assertError(response, 404, 'job_not_found');
       assert.equal(response.body.error.details.reason, 'unknown', name);
     }
-    for (const name of ['orphan-file-sweep', 'conversion-payload-prune', 'data-export-purge']) {
+    for (const name of ['conversion-payload-prune', 'data-export-purge']) {
       const response = await run(admin, name);
       assertError(response, 404, 'job_not_found');
       assert.equal(response.body.error.details.reason, 'not_available', name);
@@ -125,7 +125,7 @@ describe('manual maintenance job runs', () => {
       if (task === null) assertError(response, 404, 'job_not_found');
       else assert.equal(response.status, 202, `${name}: ${response.text}`);
     }
-    assert.deepEqual((await queued()).map((job) => job.task).sort(), ['log-compaction', 'notification-digest', 'search-lexicon-refresh', 'trash-purge', 'version-thinning']);
+    assert.deepEqual((await queued()).map((job) => job.task).sort(), ['log-compaction', 'notification-digest', 'orphan-file-sweep', 'search-lexicon-refresh', 'trash-purge', 'version-thinning']);
   });
 
   test('a manual digest run, done by a real worker, applies the cadence: a due user gets mail, one not yet due does not', async () => {
