@@ -71,14 +71,21 @@ export async function callApi<T>(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DEL
   if (response.status === 204) return undefined as T;
   const payload: unknown = await response.json().catch(() => undefined);
   if (response.ok) return payload as T;
-  if (isApiErrorBody(payload)) {
-    throw new ApiRequestError({
-      code: payload.error.code,
-      status: response.status,
-      message: payload.error.message,
-      details: payload.error.details,
-      retryAfterSeconds: parseRetryAfter(response.headers.get('Retry-After')),
-    });
-  }
-  throw new ApiRequestError({ code: 'unexpected_response', status: response.status, message: '' });
+  throw refusalOf(response.status, payload, response.headers.get('Retry-After'));
+}
+
+/**
+ * The error a failed answer stands for: the API's refusal when its body is the error envelope,
+ * else `unexpected_response`. Shared with requests made without `callApi` (uploads, which need
+ * XMLHttpRequest for their progress).
+ */
+export function refusalOf(status: number, payload: unknown, retryAfter: string | null): ApiRequestError {
+  if (!isApiErrorBody(payload)) return new ApiRequestError({ code: 'unexpected_response', status, message: '' });
+  return new ApiRequestError({
+    code: payload.error.code,
+    status,
+    message: payload.error.message,
+    details: payload.error.details,
+    retryAfterSeconds: parseRetryAfter(retryAfter),
+  });
 }

@@ -58,6 +58,7 @@ export function imageWithView(base: AnyExtension): AnyExtension {
     addNodeView() {
       return ({ node }) => {
         const image = document.createElement('img');
+        image.className = 'editor-image';
         const draw = (current: ProseMirrorNode) => {
           const { fileId, alt, title } = current.attrs as { fileId: string | null; alt: string | null; title: string | null };
           if (fileId) image.src = `${MEDIA_PATH_PREFIX}${encodeURIComponent(fileId)}`;

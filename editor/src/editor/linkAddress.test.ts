@@ -8,6 +8,11 @@ test('web and mail addresses and paths on this site are written, trimmed', () =>
   }
 });
 
+test('an uploaded file’s address (what an attachment link holds) is a path on this site', () => {
+  const href = '/api/v1/media/6f1c0e1a-2b3c-4d5e-8f90-a1b2c3d4e5f6';
+  assert.deepEqual(checkLinkAddress(href), { ok: true, href });
+});
+
 test('nothing typed is its own refusal', () => {
   assert.deepEqual(checkLinkAddress('   '), { ok: false, reason: 'empty' });
 });
