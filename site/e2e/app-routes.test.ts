@@ -98,6 +98,7 @@ describe('every app route, accessible and translated', () => {
         ['members', `/${pond.slug}/-/members`],
         ['access', `/${pond.slug}/-/access`],
         ['pond-settings', `/${pond.slug}/-/settings`],
+        ['files', `/${pond.slug}/-/files`],
         ['search', '/search?q=river'],
         ['search-empty', '/search'],
         ['own-settings', '/settings'],
