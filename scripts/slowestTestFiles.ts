@@ -1,8 +1,8 @@
 /**
  * A second test reporter for `npm test`: once the run ends, the test files that held a
  * concurrency slot longest, so a CI run that nears its time budget says where the time went.
- * A file's time is from its first event to its last as the runner received them (its
- * process's start-up and teardown included only as far as they emit events).
+ * A file's time is from its being taken from the queue to its last event as the runner
+ * received them (its process's teardown after the last test is not counted).
  */
 import { relative } from 'node:path';
 
@@ -17,7 +17,8 @@ export default async function* slowestTestFiles(source: AsyncIterable<TestEvent>
   const spans = new Map<string, { first: number; last: number }>();
   for await (const event of source) {
     const file = event.data?.file;
-    if (!file) continue;
+    // The runner queues every file at the start: a file's time begins when it is taken from the queue.
+    if (!file || event.type === 'test:enqueue') continue;
     const now = performance.now();
     const span = spans.get(file);
     if (span) span.last = now;
