@@ -50,6 +50,8 @@ export interface VerifiedFile {
   handle: FileHandle;
   size: number;
   sha256: string;
+  /** A small file's bytes as hashed: sent from memory instead of read a second time. */
+  bytes: Buffer | null;
 }
 
 /** Who asked, for the audit entry of a failed check. */
@@ -102,10 +104,11 @@ export async function openVerifiedFile(services: AppServices, file: MediaFile, c
   const handle = await openStoredFile(services.config.dataDir, file.id);
   if (!handle) return refuseDamagedFile(services, file, { expected: file.sha256, actual: null }, caller);
   try {
-    const { sha256, size } = await hashWholeFile(handle);
+    const { size: statSize } = await handle.stat();
+    const { sha256, size, bytes } = statSize <= IN_MEMORY_MAX_BYTES ? await hashSmallFile(handle, statSize) : { ...(await hashWholeFile(handle)), bytes: null };
     const expected = file.sha256 ?? (await backfillHash(services.sequelize, file.id, sha256));
     if (expected !== sha256) return await refuseDamagedFile(services, file, { expected, actual: sha256 }, caller);
-    return { handle, size, sha256 };
+    return { handle, size, sha256, bytes };
   } catch (error) {
     await handle.close();
     throw error;
@@ -119,6 +122,27 @@ async function openStoredFile(dataDir: string, fileId: string): Promise<FileHand
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
+}
+
+/**
+ * Files up to this size (most images) are read once: hashed in memory and sent from there. A
+ * larger file is hashed in chunks and streamed, so a download never holds more than this.
+ */
+const IN_MEMORY_MAX_BYTES = 2 * 1024 * 1024;
+
+/** Reads a small file whole through `handle` (it may have changed size since the stat: read to its end). */
+async function hashSmallFile(handle: FileHandle, statSize: number): Promise<{ sha256: string; size: number; bytes: Buffer | null }> {
+  const bytes = Buffer.allocUnsafe(statSize + 1);
+  let size = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(bytes, size, bytes.length - size, size);
+    size += bytesRead;
+    if (bytesRead === 0) break;
+    // Grown since the stat: not small after all, hash it as any other.
+    if (size === bytes.length) return { ...(await hashWholeFile(handle)), bytes: null };
+  }
+  const content = bytes.subarray(0, size);
+  return { sha256: createHash('sha256').update(content).digest('hex'), size, bytes: content };
 }
 
 /** Read size of the hash pass: few round trips to the thread pool, little memory per download. */
@@ -191,6 +215,10 @@ export async function sendVerifiedFile(req: Request, res: Response, file: MediaF
   if (range.kind === 'partial') res.setHeader('Content-Range', `bytes ${start}-${end}/${verified.size}`);
   if (req.method === 'HEAD' || end < start) {
     res.end();
+    return;
+  }
+  if (verified.bytes) {
+    res.end(verified.bytes.subarray(start, end + 1));
     return;
   }
   try {

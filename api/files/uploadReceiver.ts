@@ -141,7 +141,8 @@ async function storeFilePart(stream: Readable, rawName: string, tempDir: string,
     const startWriting = async () => {
       const sample = Buffer.concat(head);
       contentType = await contentTypeFor(extension, sample.subarray(0, SNIFF_BYTES));
-      out = createWriteStream(tempPath, { flags: 'wx' });
+      // Large writes: a 64 KB socket chunk no longer waits for a 16 KB buffer to drain.
+      out = createWriteStream(tempPath, { flags: 'wx', highWaterMark: 1024 * 1024 });
       await write(sample);
     };
     for await (const chunk of stream as AsyncIterable<Buffer>) {
