@@ -4,7 +4,7 @@
  * rules are tested on their own.
  */
 // The dialect module alone: the panels' island must not pull in the document schema.
-import { MEDIA_PATH_PREFIX } from '../../../content-pipeline/markdown/dialect.ts';
+import { MEDIA_PATH_PREFIX } from '../../../content-pipeline/browser.ts';
 import type { FileView } from '../../../api/files/fileViews.ts';
 import type { Locale } from '../i18n/translator.ts';
 
