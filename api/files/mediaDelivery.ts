@@ -17,7 +17,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { recordAudit, type AuditActor } from '../audit/auditLog.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import type { Logger } from '../logger.ts';
-import { authorizePage, isUuid, type AccessSubject } from '../policies/accessPolicy.ts';
+import { isUuid, subjectAccessTo, type AccessSubject } from '../policies/accessPolicy.ts';
 import type { AppServices } from '../services.ts';
 import { entityTagOf, ifNoneMatchHits, requestedByteRange } from './byteRange.ts';
 import { storedFilePath } from './fileStore.ts';
@@ -67,20 +67,19 @@ export interface MediaCaller {
  */
 export async function findReadableMediaFile(sequelize: Sequelize, subject: AccessSubject, fileId: string): Promise<MediaFile> {
   if (!isUuid(fileId)) throw notFound();
-  const [file] = await sequelize.query<MediaFile>(
-    `SELECT id, pond_id AS "pondId", coalesce(page_id, upload_page_id) AS "pageId", extension,
-            content_type AS "contentType", name, sha256
-       FROM files WHERE id = $1`,
+  // The file with the state of its page in one read; the verdict is the policy module's.
+  const [file] = await sequelize.query<MediaFile & { pageTrashedAt: Date | null }>(
+    `SELECT f.id, f.pond_id AS "pondId", p.id AS "pageId", p.trashed_at AS "pageTrashedAt", f.extension,
+            f.content_type AS "contentType", f.name, f.sha256
+       FROM files f JOIN pages p ON p.id = coalesce(f.page_id, f.upload_page_id)
+      WHERE f.id = $1`,
     { bind: [fileId], type: QueryTypes.SELECT },
   );
   if (!file?.pageId) throw notFound();
-  try {
-    await authorizePage(sequelize, subject, file.pageId, 'read');
-  } catch (error) {
-    if (error instanceof ApiError && error.code === 'page_trashed') throw notFound();
-    throw error;
-  }
-  return file;
+  const access = await subjectAccessTo(sequelize, subject, file.pondId);
+  if (!access || !access.page({ id: file.pageId, trashedAt: file.pageTrashedAt }, 'read').allowed || file.pageTrashedAt) throw notFound();
+  const { pageTrashedAt: _trashed, ...served } = file;
+  return served;
 }
 
 /** 304 when the client's copy is current; true when answered. Access was checked already. */
