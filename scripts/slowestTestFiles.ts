@@ -1,31 +1,29 @@
 /**
  * A second test reporter for `npm test`: once the run ends, the test files that held a
  * concurrency slot longest, so a CI run that nears its time budget says where the time went.
- * A file's time is from its being taken from the queue to its last event as the runner
- * received them (its process's teardown after the last test is not counted).
+ * With process isolation the runner reports each file as a test of its own once its process
+ * ends (`test:complete`, named after the file, its duration the process's): those are read.
  */
 import { relative } from 'node:path';
 
 interface TestEvent {
   type: string;
-  data?: { file?: string };
+  data?: { file?: string; name?: string; nesting?: number; details?: { duration_ms?: number } };
 }
 
 const SHOWN = 15;
 
 export default async function* slowestTestFiles(source: AsyncIterable<TestEvent>): AsyncGenerator<string> {
-  const spans = new Map<string, { first: number; last: number }>();
+  const seconds = new Map<string, number>();
   for await (const event of source) {
-    const file = event.data?.file;
-    // The runner queues every file at the start: a file's time begins when it is taken from the queue.
-    if (!file || event.type === 'test:enqueue') continue;
-    const now = performance.now();
-    const span = spans.get(file);
-    if (span) span.last = now;
-    else spans.set(file, { first: now, last: now });
+    const { file, name, nesting, details } = event.data ?? {};
+    if (event.type !== 'test:complete' || nesting !== 0 || !file || !name || details?.duration_ms === undefined) continue;
+    const path = relative(process.cwd(), file);
+    // The file's own entry, not one of its top-level tests.
+    if (name === path || name === file) seconds.set(path, details.duration_ms / 1000);
   }
-  const slowest = [...spans].map(([file, span]) => ({ file: relative(process.cwd(), file), seconds: (span.last - span.first) / 1000 })).sort((a, b) => b.seconds - a.seconds);
-  const total = slowest.reduce((sum, entry) => sum + entry.seconds, 0);
+  const slowest = [...seconds].map(([file, time]) => ({ file, time })).sort((a, b) => b.time - a.time);
+  const total = slowest.reduce((sum, entry) => sum + entry.time, 0);
   yield `\nslowest test files (${slowest.length} files, ${total.toFixed(0)} s of slot time in all):\n`;
-  for (const entry of slowest.slice(0, SHOWN)) yield `  ${entry.seconds.toFixed(1).padStart(7)} s  ${entry.file}\n`;
+  for (const entry of slowest.slice(0, SHOWN)) yield `  ${entry.time.toFixed(1).padStart(7)} s  ${entry.file}\n`;
 }
