@@ -21,6 +21,7 @@ import type { Readable } from 'node:stream';
 import type { Request } from 'express';
 import { MAX_SVG_SNAPSHOT_LENGTH, sanitizeSvg } from '../../content-pipeline/index.ts';
 import { ApiError } from '../http/apiError.ts';
+import { externalBufferRelease } from './externalBufferRelease.ts';
 import { assertExtensionAllowed, cleanFileName, contentTypeFor, extensionOf, refuseUpload, SNIFF_BYTES, SVG_CONTENT_TYPE, SVG_EXTENSION } from './uploadPolicy.ts';
 
 export interface UploadRules {
@@ -146,6 +147,7 @@ async function storeFilePart(stream: Readable, rawName: string, tempDir: string,
       await write(sample);
     };
     for await (const chunk of stream as AsyncIterable<Buffer>) {
+      externalBufferRelease.passed(chunk.length);
       size += chunk.length;
       if (budget && size > budget.limit) throw budget.refusal();
       if (out) {
