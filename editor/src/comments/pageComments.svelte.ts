@@ -10,6 +10,7 @@
  * reader comes back to the tab.
  */
 import { callApi } from '../api/apiClient.ts';
+import { CoalescedReads } from '../api/coalescedReads.ts';
 import { startVisiblePolling } from '../api/visiblePolling.ts';
 import { describeFailure } from '../forms/formFailure.ts';
 import type { Translate } from '../i18n/translator.ts';
@@ -45,8 +46,7 @@ export class PageComments {
 
   readonly pageId: string;
   #translate: () => Translate;
-  #inFlight: Promise<void> | null = null;
-  #again = false;
+  readonly #reads = new CoalescedReads(() => this.#read());
   #seq = 0;
   #readAt = 0;
 
@@ -57,22 +57,12 @@ export class PageComments {
 
   /** Loads once; later calls while loaded do nothing (use `load` to read again). */
   ensureLoaded(): void {
-    if (this.threads === null && !this.#inFlight) void this.load();
+    if (this.threads === null && !this.#reads.running) void this.load();
   }
 
   /** Reads the list again; a call while a read is under way waits for a fresh one after it. */
   load(): Promise<void> {
-    if (this.#inFlight) {
-      this.#again = true;
-      return this.#inFlight;
-    }
-    this.#inFlight = (async () => {
-      do {
-        this.#again = false;
-        await this.#read();
-      } while (this.#again);
-    })().finally(() => (this.#inFlight = null));
-    return this.#inFlight;
+    return this.#reads.request();
   }
 
   async #read(): Promise<void> {

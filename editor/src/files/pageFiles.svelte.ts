@@ -6,6 +6,7 @@
  * 30 s while the page is shown and when the reader comes back to the tab, once the list was read.
  */
 import { callApi } from '../api/apiClient.ts';
+import { CoalescedReads } from '../api/coalescedReads.ts';
 import { startVisiblePolling } from '../api/visiblePolling.ts';
 import type { FileView } from './fileViews.ts';
 
@@ -15,8 +16,7 @@ export class PageFiles {
   /** Why the list could not be read (an `ApiRequestError`); the panel says it in words. */
   failure = $state<unknown>(null);
   readonly pageId: string;
-  #inFlight: Promise<void> | null = null;
-  #again = false;
+  readonly #reads = new CoalescedReads(() => this.#read());
 
   constructor(pageId: string) {
     this.pageId = pageId;
@@ -24,17 +24,7 @@ export class PageFiles {
 
   /** Reads the list; a call while a read is under way gets a fresh read after it (that read may predate a change). */
   load(): Promise<void> {
-    if (this.#inFlight) {
-      this.#again = true;
-      return this.#inFlight;
-    }
-    this.#inFlight = (async () => {
-      do {
-        this.#again = false;
-        await this.#read();
-      } while (this.#again);
-    })().finally(() => (this.#inFlight = null));
-    return this.#inFlight;
+    return this.#reads.request();
   }
 
   async #read(): Promise<void> {

@@ -28,6 +28,11 @@ export class PagedListing<T> {
     return this.#fetch(this.nextCursor);
   }
 
+  /** After a failure: the first page again, or the page that failed. */
+  retry(): Promise<void> {
+    return this.items === null ? this.load() : this.more();
+  }
+
   /** Puts an item the caller just created at the top, as a reload would list it. */
   prepend(item: T): void {
     this.items = [item, ...(this.items ?? [])];
