@@ -35,8 +35,9 @@ export const EVERY_SCREEN_SHAPE: ScreenShape[] = [
   { name: 'phone-en', locale: 'en', browserLocale: 'en-US', viewport: { width: 390, height: 844 }, isMobile: true },
 ];
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+/** `extraArgs`: switches one test file needs on top of ours (e.g. host resolver rules). */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...extraArgs] });
 }
 
 export interface BrowserSession {

@@ -8,19 +8,25 @@
  * the CSP bypassed, so the sanitizing alone is shown to suffice. Feeds are opened as
  * documents too, then parsed with the browser's XML parser and their entries rendered into
  * an HTML page without any CSP, as a feed reader without a sanitizer of its own would.
+ *
+ * Hundreds of documents: four readers load them side by side, and requests to other origins
+ * are observed rather than routed (routing would pass every request through this process and
+ * turn the browser cache off); Chromium resolves no host but ours, so none of them leaves.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { XSS_VECTORS } from '../../content-pipeline/index.ts';
 import { launchChromium } from './browserSession.ts';
-import { createPage, createPond, DESKTOP, grantPublic, openReader, patchSettings, startPublicInstance, type PublicInstance } from './publicFixtures.ts';
+import { createPage, createPond, DESKTOP, FOREIGN_HOSTS_UNRESOLVABLE, grantPublic, openReader, patchSettings, startPublicInstance, type PublicInstance } from './publicFixtures.ts';
 import { executableMarkup, guard, type GuardedReader } from './xssDetector.ts';
 
 /** Vector pages per pond: a pond feed lists 50 pages, so every page lands in one. */
 const PAGES_PER_POND = 40;
 /** Pond and instance names: at most 100 characters. */
 const NAME_MAX = 100;
+/** Readers loading documents side by side: the server generates one while Chromium lays out another. */
+const READERS = 4;
 
 let setup: PublicInstance;
 let browser: Browser;
@@ -152,7 +158,7 @@ before(async () => {
   await buildVectorPonds(setup);
   await buildNamedPonds(setup);
   await patchSettings(setup.admin, { 'home.content': ALL_VECTORS_MARKDOWN, 'legal.imprint': ALL_VECTORS_MARKDOWN, 'legal.privacy': ALL_VECTORS_MARKDOWN });
-  browser = await launchChromium();
+  browser = await launchChromium([FOREIGN_HOSTS_UNRESOLVABLE]);
 });
 
 after(async () => {
@@ -161,7 +167,25 @@ after(async () => {
 });
 
 async function guardedReader(options: { bypassCSP?: boolean } = {}): Promise<GuardedReader> {
-  return guard(await openReader(browser, setup.instance.baseUrl, { ...DESKTOP, javaScriptEnabled: true, ...options }));
+  return guard(await openReader(browser, setup.instance.baseUrl, { ...DESKTOP, javaScriptEnabled: true, foreignRequests: 'observed', ...options }));
+}
+
+/**
+ * `check` on every item, READERS readers at once, each taking the next item when it is done.
+ * Each reader has its own context, so its findings are its own document's.
+ */
+async function checkWithReaders<T>(items: Iterable<T>, check: (reader: GuardedReader, item: T) => Promise<void>, options: { bypassCSP?: boolean } = {}): Promise<void> {
+  const queue = [...items];
+  const readers = await Promise.all(Array.from({ length: READERS }, () => guardedReader(options)));
+  try {
+    await Promise.all(
+      readers.map(async (reader) => {
+        for (let item = queue.shift(); item !== undefined; item = queue.shift()) await check(reader, item);
+      }),
+    );
+  } finally {
+    await Promise.all(readers.map((reader) => reader.close()));
+  }
 }
 
 /** Opens a public document; fails on any execution, on executable markup, and on a CSP that allows script. */
@@ -259,12 +283,7 @@ describe('the XSS corpus in public documents and feeds, in Chromium with JavaScr
 
   for (const bypassCSP of [false, true]) {
     test(`every vector page, pond index, landing and legal page: nothing runs (${bypassCSP ? 'CSP bypassed: sanitizing alone' : 'as served'})`, { timeout: 300_000 }, async () => {
-      const reader = await guardedReader({ bypassCSP });
-      try {
-        for (const path of documents) await expectInert(reader, path);
-      } finally {
-        await reader.close();
-      }
+      await checkWithReaders(documents, expectInert, { bypassCSP });
     });
   }
 
@@ -318,12 +337,7 @@ describe('the XSS corpus in public documents and feeds, in Chromium with JavaScr
 
   test('every feed: opened as a document, parsed as XML, its entries rendered without a CSP: nothing runs', { timeout: 300_000 }, async () => {
     assert.ok(feeds.size > XSS_VECTORS.length / 2);
-    const reader = await guardedReader();
-    try {
-      for (const [url, titles] of feeds) await expectFeedInert(reader, url, titles);
-    } finally {
-      await reader.close();
-    }
+    await checkWithReaders(feeds, (reader, [url, titles]) => expectFeedInert(reader, url, titles));
   });
 
   test('the instance name: every vector that fits, in the landing page (its built-in welcome names it) and the header', { timeout: 300_000 }, async () => {

@@ -83,17 +83,33 @@ export interface Reader {
  * A browser context on the instance. Requests to other origins are recorded and refused, so
  * nothing leaves the machine and a test can assert that none were made.
  */
-export async function openReader(browser: Browser, origin: string, options: Parameters<Browser['newContext']>[0] & { shotPrefix?: string }): Promise<Reader> {
-  const { shotPrefix = 'public', ...contextOptions } = options;
+/** Chromium switch: every host but ours fails to resolve, so an observed foreign request goes nowhere. */
+export const FOREIGN_HOSTS_UNRESOLVABLE = '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1';
+
+/**
+ * `foreignRequests: 'observed'` records requests to other origins without intercepting any:
+ * routing sends every request through this process and turns the browser's cache off, which
+ * a test loading hundreds of documents pays for. Such a browser must keep those requests
+ * from leaving (FOREIGN_HOSTS_UNRESOLVABLE) and check the list rather than rely on a block.
+ */
+export async function openReader(browser: Browser, origin: string, options: Parameters<Browser['newContext']>[0] & { shotPrefix?: string; foreignRequests?: 'blocked' | 'observed' }): Promise<Reader> {
+  const { shotPrefix = 'public', foreignRequests: foreignMode = 'blocked', ...contextOptions } = options;
   const context = await browser.newContext(contextOptions);
   context.setDefaultTimeout(15_000);
   const foreignRequests: string[] = [];
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || url.startsWith('data:')) return route.continue();
-    foreignRequests.push(url);
-    return route.abort('blockedbyclient');
-  });
+  const isOwn = (url: string) => url.startsWith(`${origin}/`) || url.startsWith('data:');
+  if (foreignMode === 'observed') {
+    context.on('request', (request) => {
+      if (!isOwn(request.url())) foreignRequests.push(request.url());
+    });
+  } else {
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (isOwn(url)) return route.continue();
+      foreignRequests.push(url);
+      return route.abort('blockedbyclient');
+    });
+  }
   const page = await context.newPage();
   const responses: SeenResponse[] = [];
   const problems: string[] = [];
