@@ -19,7 +19,6 @@ import { ApiError, notFound } from '../http/apiError.ts';
 import type { Logger } from '../logger.ts';
 import { isUuid, subjectAccessTo, type AccessSubject } from '../policies/accessPolicy.ts';
 import type { AppServices } from '../services.ts';
-import { externalBufferRelease } from './externalBufferRelease.ts';
 import { entityTagOf, ifNoneMatchHits, requestedByteRange } from './byteRange.ts';
 import { storedFilePath } from './fileStore.ts';
 import { contentDispositionFor, servedContentType, type MediaFileNaming } from './mediaDisposition.ts';
@@ -108,8 +107,6 @@ export async function openVerifiedFile(services: AppServices, file: MediaFile, c
     const { sha256, size, bytes } = statSize <= IN_MEMORY_MAX_BYTES ? await hashSmallFile(handle, statSize) : { ...(await hashWholeFile(handle)), bytes: null };
     const expected = file.sha256 ?? (await backfillHash(services.sequelize, file.id, sha256));
     if (expected !== sha256) return await refuseDamagedFile(services, file, { expected, actual: sha256 }, caller);
-    // A small file's one Buffer, or the stream chunks a larger one is sent in: `size` bytes either way.
-    externalBufferRelease.passed(size);
     return { handle, size, sha256, bytes };
   } catch (error) {
     await handle.close();
