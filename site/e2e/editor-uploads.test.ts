@@ -167,6 +167,19 @@ describe('uploads in the editor', () => {
         // The saved text references the file (its rendering shows it).
         await waitFor(async () => (await ada.client.get(`/read/${pond.slug}/${page.slug}`)).text.includes(photo!.url), 15_000, 'the stored text to show the image');
 
+        // Its description (alt text): a click selects the image, the toolbar's "Describe image"
+        // opens the field with the file's name in it; the other editor and the saved text get it.
+        await editorContent(first.page).locator(`img[src="${photo!.url}"]`).click();
+        await first.page.getByRole('toolbar', { name: t('editor.toolbar') }).getByRole('button', { name: t('editor.imageDescription') }).click();
+        const descriptionField = first.page.getByLabel(t('editor.imageDescriptionField'));
+        assert.equal(await descriptionField.inputValue(), 'pond-photo');
+        await descriptionField.fill('A teal pond\nat dusk');
+        await first.check('image-description');
+        await descriptionField.press('Enter');
+        assert.equal(await first.page.getByRole('form', { name: t('editor.imageDescriptionForm') }).count(), 0, 'the form closes once applied');
+        await waitFor(async () => (await editorContent(second.page).locator(`img[src="${photo!.url}"]`).getAttribute('alt')) === 'A teal pond at dusk', 10_000, 'the description, on one line, in the other editor');
+        await waitFor(async () => (await ada.client.get(`/read/${pond.slug}/${page.slug}`)).text.includes('alt="A teal pond at dusk"'), 15_000, 'the saved text to carry the description');
+
         // An SVG dropped into the text becomes a link to the file, never an inline picture.
         await dropFiles(first.page, [SKETCH]);
         const sketch = await waitFor(async () => (await filesOf(ada.client, page.id)).find((file) => file.name === SKETCH.name), 10_000, 'the SVG to be listed');
