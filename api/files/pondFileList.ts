@@ -3,7 +3,8 @@
  * with its page (claiming page, else the page it was uploaded to), uploader and size, an
  * orphan flag (unclaimed, or claimed but no longer in its page's document: the nightly sweep
  * deletes the first kind after 24 h and keeps the second, so an admin decides), and the
- * pond's usage against its storage quota.
+ * pond's usage against its storage quota. `orphansOnly` narrows the list to orphans in the
+ * query, so every page of it (and its cursor) holds only them; the usage stays the pond's.
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { timelineCursor, type TimelineCursor } from '../http/cursorCodec.ts';
@@ -32,14 +33,16 @@ interface PondFileRow extends FileRow {
   page_trashed: boolean | null;
 }
 
-export async function listPondFiles(sequelize: Sequelize, pond: { id: string; ownerId: string | null }, query: { limit: number; cursor: TimelineCursor | null }): Promise<PondFileList> {
+export async function listPondFiles(sequelize: Sequelize, pond: { id: string; ownerId: string | null }, query: { limit: number; cursor: TimelineCursor | null; orphansOnly?: boolean }): Promise<PondFileList> {
   const after = query.cursor ? `AND (f.created_at, f.id) < (CAST(:afterCreated AS timestamp) AT TIME ZONE 'UTC', CAST(:afterId AS uuid))` : '';
+  // The same rule as the `orphan` flag below.
+  const orphans = query.orphansOnly ? 'AND (f.page_id IS NULL OR NOT f.embedded)' : '';
   const rows = await sequelize.query<PondFileRow>(
     `SELECT ${FILE_COLUMNS}, (f.created_at AT TIME ZONE 'UTC')::text AS created_utc,
             p.id AS shown_page_id, p.slug AS page_slug, p.title AS page_title, p.trashed_at IS NOT NULL AS page_trashed
        FROM ${FILE_FROM}
        LEFT JOIN pages p ON p.id = coalesce(f.page_id, f.upload_page_id)
-      WHERE f.pond_id = :pondId ${after}
+      WHERE f.pond_id = :pondId ${after} ${orphans}
       ORDER BY f.created_at DESC, f.id DESC
       LIMIT :limit`,
     { replacements: { pondId: pond.id, afterCreated: query.cursor?.createdKey ?? null, afterId: query.cursor?.id ?? null, limit: query.limit + 1 }, type: QueryTypes.SELECT },

@@ -235,6 +235,15 @@ describe('attachments: upload, list, delete', () => {
     const next = await cast.owner.client.get(`/ponds/${pondId}/files?limit=1&cursor=${listed.body.nextCursor}`);
     assert.deepEqual(next.body.items.map((item: { id: string; orphan: boolean }) => [item.id, item.orphan]), [[kept.id, false]]);
     assert.equal(next.body.nextCursor, null);
+    // `orphan=true` narrows in the query: the first page already holds the orphan, and no cursor
+    // points past it to files that are not; the usage is still the whole pond's.
+    const orphans = await cast.owner.client.get(`/ponds/${pondId}/files?orphan=true&limit=1`);
+    assert.deepEqual(orphans.body.items.map((item: { id: string }) => item.id), [loose.id]);
+    assert.equal(orphans.body.nextCursor, null);
+    assert.equal(orphans.body.usage.fileCount, 2);
+    const everyOne = await cast.owner.client.get(`/ponds/${pondId}/files?orphan=false`);
+    assert.deepEqual(everyOne.body.items.map((item: { id: string }) => item.id), [loose.id, kept.id]);
+    assertError(await cast.owner.client.get(`/ponds/${pondId}/files?orphan=yes`), 400, 'validation_failed');
     assertError(await cast.editor.client.get(`/ponds/${pondId}/files`), 403, 'forbidden');
     assertError(await cast.outsider.client.get(`/ponds/${pondId}/files`), 404, 'not_found');
     assertError(await cast.owner.client.get(`/ponds/${pondId}/files?cursor=garbage`), 400, 'validation_failed');

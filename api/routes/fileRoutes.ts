@@ -22,6 +22,8 @@ import { getSetting } from '../settings/instanceSettings.ts';
 const pondFilesQuery = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_POND_FILE_LIMIT).default(DEFAULT_POND_FILE_LIMIT),
   cursor: timelineCursor.field,
+  /** `true`: only orphans (the Files screen's filter, across every page of the list). */
+  orphan: z.enum(['true', 'false']).optional(),
 });
 
 export const fileRoutes: AnyRoute[] = [
@@ -64,7 +66,7 @@ export const fileRoutes: AnyRoute[] = [
     access: { kind: 'pond', capability: 'admin' },
     query: pondFilesQuery,
     handler: async ({ resource, query, services }) => ({
-      body: await listPondFiles(services.sequelize, resource.pond, { limit: query.limit, cursor: query.cursor ?? null }),
+      body: await listPondFiles(services.sequelize, resource.pond, { limit: query.limit, cursor: query.cursor ?? null, orphansOnly: query.orphan === 'true' }),
     }),
   }),
   defineRoute({

@@ -83,10 +83,15 @@ describe('the pond files screen', () => {
         assert.equal(await list.getByText(t('pondFiles.orphan'), { exact: true }).count(), 1, 'only the unsaved upload is an orphan');
         await checkBothSchemes(session, 'list');
 
+        // The filter is the server's (every orphan of the pond, not only those loaded): checking it reads the list again.
+        const filtered = page.waitForResponse((response) => response.url().includes(`/ponds/${pond.id}/files?orphan=true`) && response.status() === 200);
         await page.getByLabel(t('pondFiles.onlyOrphans')).check();
+        await filtered;
+        await list.locator('[data-file]').nth(1).waitFor({ state: 'detached' });
         assert.deepEqual(await list.locator('[data-file]').evaluateAll((items) => items.map((item) => item.getAttribute('data-file'))), [draft.id]);
         await session.check('only-orphans');
         await page.getByLabel(t('pondFiles.onlyOrphans')).uncheck();
+        await list.locator('[data-file]').nth(2).waitFor();
         assert.equal(await list.locator('[data-file]').count(), 3);
 
         // Delete asks first; the confirmation has the focus, and Cancel keeps the file.

@@ -896,7 +896,7 @@ export const messagesDe: Record<MessageKey, string> = {
   'pondFiles.limitSource.user': 'Die Grenze gilt für den Besitzer des Teichs.',
   'pondFiles.limitSource.instance': 'Die Grenze ist die Voreinstellung dieser Instanz.',
   'pondFiles.onlyOrphans': 'Nur verwaiste',
-  'pondFiles.onlyOrphansHint': 'Dateien, die kein Seitentext verwendet. Unter den bisher geladenen Dateien.',
+  'pondFiles.onlyOrphansHint': 'Dateien, die kein Seitentext verwendet.',
   'pondFiles.list': 'Dateien dieses Teichs',
   'pondFiles.empty': 'Noch keine Dateien in diesem Teich. Dateien, die im Editor einer Seite eingefügt, abgelegt oder ausgewählt werden, erscheinen hier.',
   'pondFiles.emptyOrphans': 'Keine verwaisten Dateien unter den geladenen.',

@@ -894,7 +894,7 @@ export const messagesEn = {
   'pondFiles.limitSource.user': 'The limit is set for the pond’s owner.',
   'pondFiles.limitSource.instance': 'The limit is the site’s default.',
   'pondFiles.onlyOrphans': 'Only orphans',
-  'pondFiles.onlyOrphansHint': 'Files no page’s text uses. Among the files loaded so far.',
+  'pondFiles.onlyOrphansHint': 'Files no page’s text uses.',
   'pondFiles.list': 'Files of this pond',
   'pondFiles.empty': 'No files in this pond yet. Files pasted, dropped or picked in a page’s editor show up here.',
   'pondFiles.emptyOrphans': 'No orphans among the files loaded.',
