@@ -13,9 +13,14 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const documents = ['README.md', ...readdirSync(path.join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
 
+/** Markdown outside code blocks. */
+function outsideCodeBlocks(markdown: string): string {
+  return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
+}
+
 /** Markdown outside code blocks and inline code, where links live. */
 function prose(markdown: string): string {
-  return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '');
+  return outsideCodeBlocks(markdown).replace(/`[^`\n]*`/g, '');
 }
 
 /** Inline links `[text](target "title")`, `<target>` forms and reference definitions `[x]: target`. */
@@ -26,11 +31,11 @@ function linkTargets(markdown: string): string[] {
   return [...inline, ...references];
 }
 
-/** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
+/** GitHub's heading anchors: lower case, punctuation dropped (inline code keeps its text), spaces to hyphens, repeats numbered. */
 function headingAnchors(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
-  for (const [, heading] of prose(markdown).matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
+  for (const [, heading] of outsideCodeBlocks(markdown).matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
     const base = heading!
       .toLowerCase()
       .replace(/[^\p{L}\p{N}\s_-]/gu, '')

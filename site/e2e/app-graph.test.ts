@@ -4,17 +4,14 @@
  * its list view names the pages and the missing one, a label filter narrows the list, a search
  * focuses a page. The missing-pages list shows the target with its referrer; "Create page"
  * creates it, and the API then has the page, no phantom, and the referrer as its backlink.
- * Readers see no create button; a stranger gets the 404. Last, a pond of 2,000 linked pages:
- * the time until the graph is drawn and laid out, and the frame rate while the layout runs, while
- * the camera flies to a search hit and while the reader drags the graph, are printed (figures,
- * not assertions; site/e2e/frameRecorder.ts records them).
+ * Readers see no create button; a stranger gets the 404. The graph of 2,000 linked pages (time to
+ * draw, frame rates, a click on a search hit) is measured by `npm run bench:graph`.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
 import type { TestClient } from '../../api/testing/testClient.ts';
 import { openSession, SCREEN_SHAPES } from './browserSession.ts';
-import { describeWindow, frameWindow, measureFigures, milestones, recordFrames } from './frameRecorder.ts';
 import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
 
 useSiteUnderTest();
@@ -120,83 +117,4 @@ describe('link graph and missing pages', () => {
       }
     });
   }
-
-  test('2,000 linked pages: time to draw and frame rate (printed)', { timeout: 600_000 }, async () => {
-    await resetRateLimits(instance);
-    const { client } = await createVerifiedUser(instance);
-    const pond = (await client.post('/ponds', { name: 'Big graph' })).body as { id: string; slug: string };
-    const COUNT = 2_000;
-    let next = 0;
-    const worker = async () => {
-      while (next < COUNT) {
-        const index = next++;
-        const links = [`[[p-${(index * 7 + 1) % COUNT}]]`, `[[p-${(index * 13 + 5) % COUNT}]]`];
-        if (index % 50 === 0) links.push(`[[missing-${index}]]`);
-        await createPage(client, pond.id, `Page ${index}`, `Links: ${links.join(' ')}`, `p-${index}`);
-      }
-    };
-    const seedStart = performance.now();
-    await Promise.all(Array.from({ length: 6 }, worker));
-    const graph = (await client.get(`/ponds/${pond.id}/links`)).body as { nodes: unknown[]; edges: unknown[]; phantoms: { referrerIds: string[] }[] };
-    assert.equal(graph.nodes.length, COUNT);
-    const phantomLinks = graph.phantoms.reduce((sum, phantom) => sum + phantom.referrerIds.length, 0);
-    console.log(`graph bench: seeded ${COUNT} pages in ${Math.round(performance.now() - seedStart)} ms: ${graph.edges.length} links, ${graph.phantoms.length} phantoms`);
-
-    const session = await openSession(browser, SCREEN_SHAPES[0]!, 'graph-2000');
-    const { page, t, problems, context } = session;
-    await context.addCookies([{ name: 'dt_session', value: client.sessionCookie!, url: instance.baseUrl }]);
-    await recordFrames(page);
-    try {
-      await page.goto(`${instance.baseUrl}/${pond.slug}/-/graph`);
-      await page.locator('.graph-canvas canvas').first().waitFor({ timeout: 60_000 });
-      await page.locator('.graph-canvas[data-layout="done"]').waitFor({ timeout: 120_000 });
-      const { canvasAt, layoutDoneAt } = await milestones(page);
-      assert.ok(canvasAt !== null && layoutDoneAt !== null, 'the drawing appeared and its layout finished');
-      const name = t('graph.canvasName', { pages: COUNT, links: graph.edges.length + phantomLinks, phantoms: graph.phantoms.length });
-      assert.equal(await page.getByRole('img', { name }).count(), 1);
-      assert.equal(await page.locator('.graph-table tbody tr').count(), COUNT + graph.phantoms.length, 'the list view names every page and missing page');
-      const layout = await frameWindow(page, canvasAt, layoutDoneAt);
-
-      // The camera flies to a searched page (a 600 ms animation) ...
-      const searchStart = (await milestones(page)).now;
-      await page.getByLabel(t('graph.search')).fill('Page 1999');
-      await page.getByText(t('graph.found', { title: 'Page 1999' }), { exact: false }).waitFor();
-      await page.waitForTimeout(1_100);
-      const searchMove = await frameWindow(page, searchStart, searchStart + 1_000);
-      // ... and the reader drags the graph aside for about a second.
-      const box = (await page.locator('.graph-canvas').boundingBox())!;
-      const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
-      await page.mouse.move(x, y);
-      const panStart = (await milestones(page)).now;
-      await page.mouse.down();
-      for (let step = 1; step <= 20; step += 1) {
-        await page.mouse.move(x - step * 12, y - step * 6);
-        await page.waitForTimeout(50);
-      }
-      await page.mouse.up();
-      const panEnd = (await milestones(page)).now;
-      const pan = await frameWindow(page, panStart, panEnd);
-      console.log(`graph bench: first drawing ${Math.round(canvasAt)} ms after navigation start, layout done at ${Math.round(layoutDoneAt)} ms`);
-      const renders = (from: number, to: number) => measureFigures(page, 'graph render', from, to);
-      console.log(`graph bench: while the layout runs: ${describeWindow(layout)}; ${await measureFigures(page, 'graph layout slice', 0, layoutDoneAt)}, ${await measureFigures(page, 'graph layout publish', 0, layoutDoneAt)}, ${await renders(canvasAt, layoutDoneAt)}`);
-      console.log(`graph bench: camera flying to a search hit (first second): ${describeWindow(searchMove)}; ${await renders(searchStart, searchStart + 1_000)}`);
-      console.log(`graph bench: dragging the graph (${Math.round(panEnd - panStart)} ms): ${describeWindow(pan)}; ${await renders(panStart, panEnd)}`);
-      await session.screenshot('settled');
-
-      // Picking works at the big graph's coarser resolution: the searched page, back in the middle, opens on a click.
-      await page.getByLabel(t('graph.search')).fill('');
-      await page.getByLabel(t('graph.search')).fill('Page 1999');
-      await page.waitForTimeout(1_000);
-      // The camera has arrived once nothing was drawn for half a second (every drawing is a `graph render` measure).
-      await page.waitForFunction(() => {
-        const drawn = performance.getEntriesByName('graph render').at(-1);
-        return drawn === undefined || performance.now() - (drawn.startTime + drawn.duration) > 500;
-      }, undefined, { timeout: 20_000, polling: 100 });
-      await page.mouse.click(x, y);
-      await page.waitForURL(`${instance.baseUrl}/${pond.slug}/p-1999`);
-      assert.deepEqual(problems, []);
-    } finally {
-      await context.close();
-    }
-  });
 });

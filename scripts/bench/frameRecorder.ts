@@ -1,8 +1,8 @@
 /**
- * Frame figures for the graph's benchmark test (site/e2e/app-graph.test.ts): a script added
+ * Frame figures for the graph's benchmark (scripts/bench/graph.ts): a script added
  * before the page's own records every animation frame's time and the main thread's long tasks
  * from navigation start, and when the drawing's canvas appears and its layout reports done.
- * The test then asks for frames per second and the longest gap between frames in a window.
+ * The bench then asks for frames per second and the longest gap between frames in a window.
  * Playwright injects the script through the DevTools protocol, so the page's CSP does not apply.
  */
 import type { Page } from 'playwright-core';
