@@ -6,8 +6,8 @@
  * when a garbage collection finds its Buffer dead. Passing bytes along allocates almost no
  * JavaScript objects, so with the services' 16 MB semi-spaces (scripts/serviceNodeFlags.ts)
  * no young-generation collection comes for tens of megabytes; the external memory piles up
- * until V8 answers it with a full mark of the whole heap (the API's is ~55 MB). Measured with `npm run bench:files`, 50 MB uploads: V8's
- * threads spent 2.4 ms per MB on that, the process's RSS grew by 69 MB, and uploads ran at
+ * until V8 answers it with a full mark of the whole heap (the API's is ~55 MB). Measured with
+ * `npm run bench:files`, 50 MB uploads: V8's threads spent 2.4 ms per MB on that, the process's RSS grew by 69 MB, and uploads ran at
  * 0.46× a raw pipe-to-disk server. A young-generation collection after every 8 MiB (a
  * scavenge: it visits only the young objects still alive, about a millisecond) frees the dead
  * buffers before the full mark is set off: 0.4 ms per MB on V8's threads, +11 MB RSS, 0.79×.

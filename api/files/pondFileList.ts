@@ -11,6 +11,9 @@ import { timelineCursor, type TimelineCursor } from '../http/cursorCodec.ts';
 import { resolveQuota } from '../quotas/quotaLadder.ts';
 import { FILE_COLUMNS, FILE_FROM, pondStorageUsed, presentFile, type FileRow, type FileView } from './fileViews.ts';
 
+/** Unclaimed, or claimed but no longer in its page's document: the flag and the filter read this one rule. */
+const IS_ORPHAN = '(f.page_id IS NULL OR NOT f.embedded)';
+
 export const DEFAULT_POND_FILE_LIMIT = 50;
 export const MAX_POND_FILE_LIMIT = 200;
 
@@ -27,6 +30,7 @@ export interface PondFileList {
 
 interface PondFileRow extends FileRow {
   created_utc: string;
+  is_orphan: boolean;
   shown_page_id: string | null;
   page_slug: string | null;
   page_title: string | null;
@@ -35,10 +39,9 @@ interface PondFileRow extends FileRow {
 
 export async function listPondFiles(sequelize: Sequelize, pond: { id: string; ownerId: string | null }, query: { limit: number; cursor: TimelineCursor | null; orphansOnly?: boolean }): Promise<PondFileList> {
   const after = query.cursor ? `AND (f.created_at, f.id) < (CAST(:afterCreated AS timestamp) AT TIME ZONE 'UTC', CAST(:afterId AS uuid))` : '';
-  // The same rule as the `orphan` flag below.
-  const orphans = query.orphansOnly ? 'AND (f.page_id IS NULL OR NOT f.embedded)' : '';
+  const orphans = query.orphansOnly ? `AND ${IS_ORPHAN}` : '';
   const rows = await sequelize.query<PondFileRow>(
-    `SELECT ${FILE_COLUMNS}, (f.created_at AT TIME ZONE 'UTC')::text AS created_utc,
+    `SELECT ${FILE_COLUMNS}, (f.created_at AT TIME ZONE 'UTC')::text AS created_utc, ${IS_ORPHAN} AS is_orphan,
             p.id AS shown_page_id, p.slug AS page_slug, p.title AS page_title, p.trashed_at IS NOT NULL AS page_trashed
        FROM ${FILE_FROM}
        LEFT JOIN pages p ON p.id = coalesce(f.page_id, f.upload_page_id)
@@ -55,7 +58,7 @@ export async function listPondFiles(sequelize: Sequelize, pond: { id: string; ow
     items: shown.map((row) => ({
       ...presentFile(row),
       page: row.shown_page_id ? { id: row.shown_page_id, slug: row.page_slug!, title: row.page_title!, trashed: row.page_trashed === true } : null,
-      orphan: row.page_id === null || !row.embedded,
+      orphan: row.is_orphan,
     })),
     nextCursor: more && last ? timelineCursor.encode({ createdKey: last.created_utc, id: last.id }) : null,
     usage: { ...usage, limitBytes: quota.limit, limitSource: quota.source },
