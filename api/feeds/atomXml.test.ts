@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { assertValidAtomSchema, parseAtom, schemaCheckUnavailable } from '../testing/atomChecks.ts';
+import { assertValidAtomSchema, AtomSchemaBatch, parseAtom, schemaCheckUnavailable } from '../testing/atomChecks.ts';
 import { renderAtomFeed, withoutInvalidXmlChars, xmlAttribute, xmlText, type AtomFeed } from './atomXml.ts';
 import { pageChangeEntryId, uuidV5 } from './entryIds.ts';
 import { summaryOf } from './feedContent.ts';
@@ -79,6 +79,21 @@ describe('escaping', () => {
     await assert.rejects(assertValidAtomSchema(withoutAuthors, 'no authors'), /must have an atom:author/);
     const noId = renderAtomFeed(feedWith('x', '<p>x</p>')).replace(/<id>[^<]*<\/id>\n/, '');
     await assert.rejects(assertValidAtomSchema(noId, 'no id'), /jing atom\.rnc/);
+  });
+
+  test('a batch of feeds passes only when every one is valid, and a finding names its feed', async (t) => {
+    const unavailable = schemaCheckUnavailable();
+    if (unavailable) return t.skip(`schema check skipped: ${unavailable}`);
+    const batch = new AtomSchemaBatch();
+    batch.add(renderAtomFeed(feedWith(HOSTILE, '<p>x</p>')), 'the hostile feed');
+    batch.add(renderAtomFeed({ ...feedWith('x', '<p>x</p>'), authors: [] }), 'the feed without authors');
+    batch.add(renderAtomFeed(feedWith('x', '<p>x</p>')).replace(/<id>[^<]*<\/id>\n/, ''), 'the feed without an id');
+    await assert.rejects(batch.assertAllValid(), (error: Error) => {
+      assert.match(error.message, /jing atom\.rnc found:\nthe feed without an id:\d+:\d+: error/);
+      assert.match(error.message, /jing atom-rules\.sch found in the feed without authors:\n(?:.*\n)*.*must have an atom:author/);
+      assert.doesNotMatch(error.message, /the hostile feed/);
+      return true;
+    });
   });
 
   test('the parser check fails on malformed XML and on forbidden characters', () => {
