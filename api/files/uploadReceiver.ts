@@ -165,7 +165,15 @@ async function storeFilePart(stream: Readable, rawName: string, tempDir: string,
     return { tempPath, name, extension, contentType, sizeBytes: size, sha256: hash.digest('hex') };
   } catch (error) {
     stream.resume();
-    if (out) (out as WriteStream).destroy();
+    if (out) {
+      const partial = out as WriteStream;
+      // A write still under way fails once the stream is destroyed (ERR_STREAM_DESTROYED): that
+      // is the point. Unheard, the 'error' would be an uncaught exception of the API process.
+      partial.on('error', () => undefined);
+      const closed = new Promise((resolve) => partial.once('close', resolve));
+      partial.destroy();
+      await closed;
+    }
     await rm(tempPath, { force: true });
     throw error;
   }
