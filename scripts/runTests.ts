@@ -18,7 +18,7 @@ import { mkdirSync } from 'node:fs';
 import { constants } from 'node:os';
 import path from 'node:path';
 import { ensureSiteBuilt } from './build-site.ts';
-import { ALL_TEST_GLOBS, classifyTestFiles, DURATIONS_FILE, expandTestGlobs, orderLongestFirst, readDurations, ROOT, TEST_KINDS, type TestFileTraits } from './testFiles.ts';
+import { ALL_TEST_GLOBS, classifyTestFiles, DURATIONS_FILE, expandTestGlobs, KEEP_DURATIONS_VARIABLE, orderLongestFirst, readDurations, ROOT, TEST_KINDS, type TestFileTraits } from './testFiles.ts';
 import { closeTestRunScope, openTestRunScope } from './testRunCleanup.ts';
 import { describeProfile, machineCpuSeconds, readUsage } from './testRunProfile.ts';
 import { USAGE_FILE_VARIABLE } from './testProcessUsage.ts';
@@ -104,6 +104,8 @@ async function main(): Promise<number> {
   ];
   // A group of its own: a signal to the run reaches the runner and every file's process, and
   // a Ctrl-C in the terminal reaches this process first, which passes it on (below).
+  // Durations taken with a name pattern or another runner flag are not the files' own.
+  if (selection.runnerFlags.length === 0) scope.env[KEEP_DURATIONS_VARIABLE] = '1';
   const runner = spawn(process.execPath, runnerArguments, { cwd: ROOT, env: scope.env, stdio: 'inherit', detached: true });
 
   let interruptedBy: NodeJS.Signals | null = null;

@@ -5,11 +5,12 @@
  * ends (`test:complete`, named after the file, its duration the process's): those are read.
  *
  * The durations are also kept (scripts/testFiles.ts, DURATIONS_FILE, merged with the ones
- * kept before), so the next run starts the longest files first.
+ * kept before), so the next run starts the longest files first; not from a run with a name
+ * pattern or another runner flag, whose durations are not the files' own.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
-import { DURATIONS_FILE, readDurations } from './testFiles.ts';
+import { DURATIONS_FILE, KEEP_DURATIONS_VARIABLE, readDurations } from './testFiles.ts';
 
 interface TestEvent {
   type: string;
@@ -38,7 +39,7 @@ export default async function* slowestTestFiles(source: AsyncIterable<TestEvent>
     // The file's own entry, not one of its top-level tests.
     if (name === path || name === file) seconds.set(path, details.duration_ms / 1000);
   }
-  keepDurations(seconds);
+  if (process.env[KEEP_DURATIONS_VARIABLE]) keepDurations(seconds);
   const slowest = [...seconds].map(([file, time]) => ({ file, time })).sort((a, b) => b.time - a.time);
   const total = slowest.reduce((sum, entry) => sum + entry.time, 0);
   yield `\nslowest test files (${slowest.length} files, ${total.toFixed(0)} s of slot time in all):\n`;

@@ -46,6 +46,8 @@ const KIND_MARKERS: { kind: TestKind; modules: string[] }[] = [
 
 /** The durations of this machine's last full run, per file relative to ROOT (written by scripts/slowestTestFiles.ts). */
 export const DURATIONS_FILE = path.join(ROOT, 'node_modules', '.cache', 'dorfteich-tests', 'durations.json');
+/** Set for the reporter when the run's durations are the files' own (no name pattern or other runner flag). */
+export const KEEP_DURATIONS_VARIABLE = 'DT_TEST_KEEP_DURATIONS';
 /** Durations of a reference run, committed, for a fresh clone (rounded seconds, copied from DURATIONS_FILE after a full run). */
 export const REFERENCE_DURATIONS_FILE = path.join(ROOT, 'scripts', 'testDurations.json');
 

@@ -53,8 +53,10 @@ export async function startTestInstance(options: TestInstanceOptions = {}): Prom
     DATABASE_URL: database.url,
     SESSION_SECRET: 'test-session-secret-that-is-long-enough-0123456789',
     LOG_LEVEL: process.env.DT_TEST_LOG_LEVEL ?? 'silent',
-    // Hashing cost is irrelevant to what the tests assert; keep the suite fast.
-    PASSWORD_HASH_COST: '12',
+    // Hashing cost is irrelevant to what these tests assert: the lowest the config allows.
+    // Hashing itself is tested in api/auth/passwords.test.ts (the default, 17) and in
+    // api/routes/authSessionRoutes.test.ts (raising a stored cost at sign-in).
+    PASSWORD_HASH_COST: '10',
     ...options.env,
   });
   const services = await bootstrapServices(config, database.url, options.logger ?? createLogger(config.logLevel));
