@@ -1,10 +1,10 @@
 /**
- * `npm test`, `npm run test:unit`, `npm run test:e2e`: Node's test runner over the chosen files,
+ * `npm test`, `npm run test:unit`, `npm run test:e2e`: Node's test runner (scripts/testRunnerProcess.ts) over the chosen files,
  * with the run's global setup (one embedded Postgres, the migrated template) only when a file
  * needs a database, longest files first, the site built once before, and nothing left behind.
  *
  * Usage:
- *   node scripts/runTests.ts [--unit | --e2e] [--test-… runner flags] [file or glob …]
+ *   node scripts/runTests.ts [--unit | --e2e] [--profile] [--test-name-pattern=… | --test-skip-pattern=… | --test-timeout=…] [file or glob …]
  * With no file named, every test file of the project (scripts/testFiles.ts). `--unit` keeps the
  * files that need no Postgres, server or browser; `--e2e` runs site/e2e; `--profile` prints at
  * the end where the time went, per kind of file. DT_TEST_CONCURRENCY overrides how many files
@@ -21,6 +21,7 @@ import { ensureSiteBuilt } from './build-site.ts';
 import { ALL_TEST_GLOBS, classifyTestFiles, DURATIONS_FILE, expandTestGlobs, KEEP_DURATIONS_VARIABLE, orderLongestFirst, readDurations, ROOT, TEST_KINDS, type TestFileTraits } from './testFiles.ts';
 import { closeTestRunScope, openTestRunScope } from './testRunCleanup.ts';
 import { describeProfile, machineCpuSeconds, readUsage } from './testRunProfile.ts';
+import type { TestRunPlan } from './testRunnerProcess.ts';
 import { USAGE_FILE_VARIABLE } from './testProcessUsage.ts';
 
 /**
@@ -49,6 +50,20 @@ function parseArguments(argv: readonly string[]): Selection {
     else selection.globs.push(argument);
   }
   return selection;
+}
+
+/** The runner flags `npm test` passes on (those of `node --test` that make sense for a chosen set of files). */
+function runnerOptions(flags: readonly string[]): Pick<TestRunPlan, 'testNamePatterns' | 'testSkipPatterns' | 'timeoutMs'> {
+  const options: Pick<TestRunPlan, 'testNamePatterns' | 'testSkipPatterns' | 'timeoutMs'> = { testNamePatterns: [], testSkipPatterns: [] };
+  for (const flag of flags) {
+    const [name, value] = [flag.slice(0, flag.indexOf('=')), flag.slice(flag.indexOf('=') + 1)];
+    if (!flag.includes('=') || value === '') throw new Error(`${flag}: write it as --test-…=value`);
+    if (name === '--test-name-pattern') options.testNamePatterns.push(value);
+    else if (name === '--test-skip-pattern') options.testSkipPatterns.push(value);
+    else if (name === '--test-timeout' && /^\d+$/.test(value)) options.timeoutMs = Number(value);
+    else throw new Error(`${flag}: npm test passes on --test-name-pattern, --test-skip-pattern and --test-timeout`);
+  }
+  return options;
 }
 
 function selectFiles(selection: Selection): { files: string[]; traits: Map<string, TestFileTraits> } {
@@ -91,22 +106,12 @@ async function main(): Promise<number> {
   const usageFile = path.join(scope.directory, 'usage.jsonl');
   scope.env[USAGE_FILE_VARIABLE] = usageFile;
   const machineBefore = machineCpuSeconds();
-  const runnerArguments = [
-    '--import', './scripts/testExitWatchdog.ts',
-    '--import', './scripts/testProcessUsage.ts',
-    '--test',
-    `--test-concurrency=${concurrency}`,
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=./scripts/slowestTestFiles.ts', '--test-reporter-destination=stderr',
-    ...(needsDatabase ? ['--test-global-setup=scripts/test-global-setup.ts'] : []),
-    ...selection.runnerFlags,
-    ...files,
-  ];
+  const plan: TestRunPlan = { files, concurrency, globalSetup: needsDatabase, ...runnerOptions(selection.runnerFlags) };
   // A group of its own: a signal to the run reaches the runner and every file's process, and
   // a Ctrl-C in the terminal reaches this process first, which passes it on (below).
   // Durations taken with a name pattern or another runner flag are not the files' own.
   if (selection.runnerFlags.length === 0) scope.env[KEEP_DURATIONS_VARIABLE] = '1';
-  const runner = spawn(process.execPath, runnerArguments, { cwd: ROOT, env: scope.env, stdio: 'inherit', detached: true });
+  const runner = spawn(process.execPath, ['scripts/testRunnerProcess.ts', JSON.stringify(plan)], { cwd: ROOT, env: scope.env, stdio: 'inherit', detached: true });
 
   let interruptedBy: NodeJS.Signals | null = null;
   let firstSignalAt = 0;
