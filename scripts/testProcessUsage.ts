@@ -20,9 +20,9 @@ const target = process.env[USAGE_FILE_VARIABLE];
 const startedAt = Date.now() - process.uptime() * 1000;
 
 /** utime, stime, cutime, cstime of this process in clock ticks (100 per second on Linux). */
-function ticks(): number[] {
+function ticks(): [number, number, number, number] {
   const stat = readFileSync('/proc/self/stat', 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 15).map(Number);
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 15).map(Number) as [number, number, number, number];
 }
 
 let assertions = 0;

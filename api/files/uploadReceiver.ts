@@ -170,7 +170,7 @@ async function storeFilePart(stream: Readable, rawName: string, tempDir: string,
       // A write still under way fails once the stream is destroyed (ERR_STREAM_DESTROYED): that
       // is the point. Unheard, the 'error' would be an uncaught exception of the API process.
       partial.on('error', () => undefined);
-      const closed = new Promise((resolve) => partial.once('close', resolve));
+      const closed = new Promise<void>((resolve) => partial.once('close', () => resolve()));
       partial.destroy();
       await closed;
     }
