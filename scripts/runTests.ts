@@ -46,7 +46,7 @@ function parseArguments(argv: readonly string[]): Selection {
     if (argument === '--unit' || argument === '--e2e') selection.mode = argument === '--unit' ? 'unit' : 'e2e';
     else if (argument === '--profile') selection.profile = true;
     else if (argument.startsWith('--test-')) selection.runnerFlags.push(argument);
-    else if (argument.startsWith('-')) throw new Error(`unknown option ${argument}: use --unit, --e2e, --profile, --test-… flags of node --test, or files and globs`);
+    else if (argument.startsWith('-')) throw new Error(`unknown option ${argument}: use --unit, --e2e, --profile, --test-name-pattern=…, --test-skip-pattern=…, --test-timeout=…, or files and globs`);
     else selection.globs.push(argument);
   }
   return selection;

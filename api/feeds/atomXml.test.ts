@@ -89,7 +89,7 @@ describe('escaping', () => {
     batch.add(renderAtomFeed({ ...feedWith('x', '<p>x</p>'), authors: [] }), 'the feed without authors');
     batch.add(renderAtomFeed(feedWith('x', '<p>x</p>')).replace(/<id>[^<]*<\/id>\n/, ''), 'the feed without an id');
     await assert.rejects(batch.assertAllValid(), (error: Error) => {
-      assert.match(error.message, /jing atom\.rnc found:\nthe feed without an id:\d+:\d+: error/);
+      assert.match(error.message, /jing atom\.rnc found in the feed without an id:\nthe feed without an id:\d+:\d+: error/);
       assert.match(error.message, /jing atom-rules\.sch found in the feed without authors:\n(?:.*\n)*.*must have an atom:author/);
       assert.doesNotMatch(error.message, /the hostile feed/);
       return true;

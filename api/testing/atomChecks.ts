@@ -109,23 +109,41 @@ export class AtomSchemaBatch {
         writeFileSync(file, xml, 'utf8');
         return file;
       });
-      const findings: string[] = [];
-      const label = (output: string) => files.reduceRight((named, file, index) => named.replaceAll(file, this.#feeds[index]!.label), output);
+      const labels = this.#feeds.map(({ label }) => label);
+      const named = (output: string) => files.reduceRight((text, file, index) => text.replaceAll(file, labels[index]!), output);
+      /** Per check, per feed: jing's finding, or null when the feed passed it. */
+      const verdicts: { schema: string; findings: (string | null)[] }[] = [];
       for (const [check, args] of schemaRuns(files).entries()) {
-        const run = await runJing(args);
-        if (run.status === 0) continue;
         const schema = path.basename(args[args[0] === '-c' ? 1 : 0]!);
-        if (files.some((file) => run.output.includes(file))) {
-          findings.push(`jing ${schema} found:\n${label(run.output)}`);
-          continue;
+        const run = await runJing(args);
+        let findings: (string | null)[];
+        if (run.status === 0) findings = files.map(() => null);
+        else if (files.some((file) => run.output.includes(file))) {
+          const lines = run.output.split('\n');
+          findings = files.map((file) => {
+            const own = lines.filter((line) => line.includes(file));
+            return own.length > 0 ? named(own.join('\n')) : null;
+          });
+        } else {
+          // Schematron findings name no file: the failing feeds are found one by one (only on failure).
+          findings = [];
+          for (const file of files) {
+            const single = await runJing(schemaRuns([file])[check]!);
+            findings.push(single.status === 0 ? null : single.output.trim());
+          }
         }
-        // Schematron findings name no file: the failing feeds are found one by one (only on failure).
-        for (const file of files) {
-          const single = await runJing(schemaRuns([file])[check]!);
-          if (single.status !== 0) findings.push(`jing ${schema} found in ${label(file)}:\n${single.output}`);
+        verdicts.push({ schema, findings });
+      }
+      const everyFinding = verdicts
+        .flatMap(({ schema, findings }) => findings.map((finding, index) => (finding === null ? null : `jing ${schema} found in ${labels[index]}:\n${finding}`)))
+        .filter((finding) => finding !== null)
+        .join('\n');
+      // One assertion per feed and check, as when each feed was checked on its own.
+      for (const { schema, findings } of verdicts) {
+        for (const [index, finding] of findings.entries()) {
+          assert.equal(finding, null, `${labels[index]} is invalid against ${schema}; every finding of the batch:\n${everyFinding}`);
         }
       }
-      assert.deepEqual(findings, [], `feeds invalid against RFC 4287's schema:\n${findings.join('\n')}`);
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }

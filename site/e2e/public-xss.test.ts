@@ -158,6 +158,16 @@ before(async () => {
   await buildVectorPonds(setup);
   await buildNamedPonds(setup);
   await patchSettings(setup.admin, { 'home.content': ALL_VECTORS_MARKDOWN, 'legal.imprint': ALL_VECTORS_MARKDOWN, 'legal.privacy': ALL_VECTORS_MARKDOWN });
+  // The three site documents hold every vector in every position (about 1,900 snippets each):
+  // generated here, one after the other, through the public route a visitor's request takes,
+  // so the readers below load stored bytes. Generated on the readers' first requests instead,
+  // all three at once on a loaded machine, they outlasted a navigation's 15 s.
+  for (const path of ['/', '/legal/imprint', '/legal/privacy']) {
+    const response = await fetch(`${setup.instance.baseUrl}${path}`);
+    assert.equal(response.status, 200, path);
+    assert.match(response.headers.get('content-security-policy') ?? '', /default-src 'none'/, `${path}: the generated document`);
+    await response.arrayBuffer();
+  }
   browser = await launchChromium([FOREIGN_HOSTS_UNRESOLVABLE]);
 });
 
