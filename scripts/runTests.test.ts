@@ -13,36 +13,13 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { waitFor } from '../api/testing/polling.ts';
 import { ROOT } from './testFiles.ts';
+import { isRunning, processesWithEnvironment } from './testRunCleanup.ts';
 
 const FIXTURE = 'scripts/testRunFixtures/leavesProcesses.fixture.ts';
 const scratch = mkdtempSync(path.join(tmpdir(), 'dt-run-tests-'));
 // As root the runs' Postgres is the `postgres` user, which must reach its data below.
 chmodSync(scratch, 0o711);
 after(() => rmSync(scratch, { recursive: true, force: true }));
-
-/** Whether `pid` runs (a zombie has ended: only its exit status waits for a parent to collect it). */
-function isRunning(pid: number | string): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return false;
-  }
-}
-
-/** Running processes whose environment holds `entry` (what every process of one run inherits). */
-function processesWith(entry: string): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid && isRunning(name))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 interface Ending {
   name: string;
@@ -88,13 +65,13 @@ describe('npm test, however it ends', { concurrency: ENDINGS.length }, () => {
       const left = JSON.parse(readFileSync(report, 'utf8')) as { stray: number; scratch: string; postgresDataDir: string };
       assert.ok(left.postgresDataDir.startsWith(temp), `the run's Postgres keeps its data in the run's temporary directory: ${left.postgresDataDir}`);
       if (ending.signal) {
-        assert.ok(processesWith(marker).includes(left.stray), "the stray process runs, carrying the run's environment");
+        assert.ok(processesWithEnvironment(marker).includes(left.stray), "the stray process runs, carrying the run's environment");
         run.kill(ending.signal);
       }
 
       assert.equal(await exited, ending.exitCode, output);
       assert.match(output, ending.says);
-      assert.deepEqual(processesWith(marker), [], `processes of the run still alive after it ended:\n${output}`);
+      assert.deepEqual(processesWithEnvironment(marker), [], `processes of the run still alive after it ended:\n${output}`);
       assert.equal(isRunning(left.stray), false, 'the stray process is gone');
       assert.equal(existsSync(left.postgresDataDir), false, 'the Postgres data directory is gone');
       assert.equal(existsSync(left.scratch), false, 'the test file\'s temporary directory is gone');

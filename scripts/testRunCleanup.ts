@@ -36,7 +36,11 @@ export function openTestRunScope(env: NodeJS.ProcessEnv = process.env): TestRunS
 
 /** PIDs of the live processes whose environment carries `mark` (this process excluded). */
 export function markedProcesses(mark: string): number[] {
-  const needle = `${RUN_MARK_VARIABLE}=${mark}`;
+  return processesWithEnvironment(`${RUN_MARK_VARIABLE}=${mark}`);
+}
+
+/** PIDs of the running processes (zombies are not) whose environment holds `needle`, as NAME=value. */
+export function processesWithEnvironment(needle: string): number[] {
   const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
@@ -46,17 +50,18 @@ export function markedProcesses(mark: string): number[] {
     } catch {
       continue; // gone meanwhile, or not ours to read
     }
-    if (environment.split('\0').includes(needle) && !isZombie(entry)) found.push(Number(entry));
+    if (environment.split('\0').includes(needle) && isRunning(entry)) found.push(Number(entry));
   }
   return found;
 }
 
-function isZombie(pid: string): boolean {
+/** Whether `pid` runs (a zombie has ended: only its exit status waits for a parent to collect it). */
+export function isRunning(pid: number | string): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
   } catch {
-    return true;
+    return false;
   }
 }
 
