@@ -1,6 +1,7 @@
 /**
  * A real SMTP server (smtp-server) on 127.0.0.1 port 0 for mail tests: it collects every
- * message it accepts, can reject recipients, and accepts any login.
+ * message it accepts, can reject recipients, and accepts any login. It counts connections, so
+ * a test can show that a refused request never reached it.
  */
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
@@ -16,16 +17,23 @@ export interface ReceivedMail {
 export interface SmtpTestServer {
   port: number;
   messages: ReceivedMail[];
+  /** How many clients have connected so far. */
+  readonly connections: number;
   close: () => Promise<void>;
 }
 
 /** `rejectRecipients`: refuse every recipient, or those the function picks (550, as a mailbox that does not exist). */
 export async function startSmtpTestServer(options: { rejectRecipients?: boolean | ((address: string) => boolean) } = {}): Promise<SmtpTestServer> {
   const messages: ReceivedMail[] = [];
+  let connections = 0;
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS'],
     authOptional: true,
     logger: false,
+    onConnect(_session, callback) {
+      connections += 1;
+      callback();
+    },
     onAuth(auth, _session, callback) {
       callback(null, { user: auth.username });
     },
@@ -50,7 +58,14 @@ export async function startSmtpTestServer(options: { rejectRecipients?: boolean 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
-  return { port, messages, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    port,
+    messages,
+    get connections() {
+      return connections;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** A port nothing listens on, for transport failures. */
