@@ -7,7 +7,7 @@
  * entry must be right for every field of that name raising that code: `name:invalid_format`
  * comes only from the label name rule (pond and instance names have no format), and
  * `slug:invalid_format` from the one slug pattern pages and ponds share. Codes of our own
- * rules (`invalid_text`, `date_out_of_range`) have one wording for every field.
+ * rules (`invalid_text`, `date_out_of_range`, `invalid_host`) have one wording for every field.
  */
 import { z } from 'zod';
 import type { Locale } from './locale.ts';
@@ -52,10 +52,12 @@ const CODE_WORDING: Record<Locale, Record<string, string>> = {
   en: {
     invalid_text: 'This text contains a character that cannot be stored (a NUL character or a broken surrogate pair). Please remove it.',
     date_out_of_range: 'Use a date between the years 1 and 9999.',
+    invalid_host: 'Enter the mail server\'s host name (such as mail.example.org) or IP address, without a port and without spaces or special characters.',
   },
   de: {
     invalid_text: 'Dieser Text enthält ein Zeichen, das nicht gespeichert werden kann (ein NUL-Zeichen oder ein kaputtes Surrogatpaar). Bitte entferne es.',
     date_out_of_range: 'Gib ein Datum zwischen den Jahren 1 und 9999 an.',
+    invalid_host: 'Gib den Hostnamen (etwa mail.example.org) oder die IP-Adresse des Mailservers an, ohne Port und ohne Leer- oder Sonderzeichen.',
   },
 };
 

@@ -217,6 +217,61 @@ describe('POST /setup/smtp', () => {
     assert.deepEqual(fieldPaths(response.body), ['host', 'port', 'testRecipient']);
   });
 
+  /**
+   * Several of these reach 127.0.0.1 if handed to the resolver (dns.lookup maps them through
+   * IDNA, getaddrinfo reads numbers), so a watching relay there would see them connect.
+   */
+  const HOSTS_THAT_ARE_NO_HOST = [
+    '127.0.0.1\uFFFD',
+    'mail.\uFFFDexample.org',
+    '127.0.0.1\u200B',
+    '127.0.0.1\u00AD',
+    '127.0\uFEFF.0.1',
+    '\uFF11\uFF12\uFF17.0.0.1',
+    '127\u30020\u30020\u30021',
+    '127.0.0.1\u0001',
+    'mail.example.org\r\nRCPT TO:<x@example.org>',
+    'mail example.org',
+    '127.0.0.1 x',
+    '127.1',
+    '2130706433',
+    '0x7f000001',
+    '127.0.0.01',
+    '[::1]',
+    'fe80::1%eth0',
+    '127.0.0.1:25',
+    'smtp://127.0.0.1',
+    '-mail.example.org',
+    'mail..example.org',
+    `${'a'.repeat(64)}.example.org`,
+  ];
+
+  test('a host that is no host name or IP address is 400 at the field, before any connection or lookup', async () => {
+    const watching = await startSmtpTestServer();
+    const failedTests = await AuditEntry.count({ where: { action: 'setup.smtp_test_failed' } });
+    try {
+      for (const host of HOSTS_THAT_ARE_NO_HOST) {
+        const response = await admin.post('/setup/smtp', { ...smtpBody(watching.port), host }, { headers: { 'accept-language': 'de' } });
+        assert.equal(response.status, 400, `${JSON.stringify(host)}: ${response.text}`);
+        assert.equal(response.body.error.code, 'validation_failed');
+        assert.deepEqual(response.body.error.details.fields, [{ path: 'host', code: 'invalid_host', message: 'Gib den Hostnamen (etwa mail.example.org) oder die IP-Adresse des Mailservers an, ohne Port und ohne Leer- oder Sonderzeichen.' }], JSON.stringify(host));
+      }
+      assert.equal(watching.connections, 0);
+      assert.equal(watching.messages.length, 0);
+    } finally {
+      await watching.close();
+    }
+    // The route never reached the transport: a failed test would have been audited.
+    assert.equal(await AuditEntry.count({ where: { action: 'setup.smtp_test_failed' } }), failedTests);
+    assert.equal(await Setting.count({ where: { key: 'smtp.settings' } }), 0);
+  });
+
+  test('the refusal is worded in English too', async () => {
+    const response = await admin.post('/setup/smtp', { ...smtpBody(smtp.port), host: 'mail example.org' }, { headers: { 'accept-language': 'en' } });
+    assert.equal(response.status, 400);
+    assert.equal(response.body.error.details.fields[0].message, 'Enter the mail server\'s host name (such as mail.example.org) or IP address, without a port and without spaces or special characters.');
+  });
+
   test('a refused connection is 422 smtp_test_failed with the transport error, and nothing is saved', async () => {
     const response = await admin.post('/setup/smtp', smtpBody(await closedPort()));
     assert.equal(response.status, 422);
@@ -259,6 +314,18 @@ describe('POST /setup/smtp', () => {
     assert.equal(state.smtpConfigured, true);
     const saved = await Setting.findByPk('smtp.settings');
     assert.deepEqual(saved?.value, { host: '127.0.0.1', port: smtp.port, secure: false, username: 'relay-user', password: 'relay-secret-pw', from: 'wiki@example.org' });
+  });
+
+  test('a host name (trimmed) still reaches the relay and is saved as given', async () => {
+    const named = await startSmtpTestServer();
+    try {
+      const response = await admin.post('/setup/smtp', { ...smtpBody(named.port), host: ' localhost ' });
+      assert.equal(response.status, 200, response.text);
+      assert.equal(named.messages.length, 1);
+    } finally {
+      await named.close();
+    }
+    assert.equal(((await Setting.findByPk('smtp.settings'))?.value as { host: string }).host, 'localhost');
   });
 });
 

@@ -12,6 +12,7 @@ import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { createAccount } from '../commands/accountCreator.ts';
 import { ApiError } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
+import { smtpHostField } from '../mail/smtpHost.ts';
 import { presentUser } from '../presenters/userPresenter.ts';
 import { siteSettingsChanged } from '../publicPages/siteDocumentInvalidation.ts';
 import { getSetting, setSetting } from '../settings/instanceSettings.ts';
@@ -21,7 +22,8 @@ import { assertSetupPending, readSetupState } from '../setup/setupState.ts';
 const SETUP_ADMIN_LOCK_KEY = 0x6474_7361;
 
 const smtpBody = z.object({
-  host: z.string().trim().min(1).max(255),
+  // Checked here, not by the resolver: what fails this never reaches the network (smtpHost.ts).
+  host: smtpHostField(),
   port: z.number().int().min(1).max(65535),
   secure: z.boolean(),
   username: z.string().max(255).optional(),
