@@ -4,7 +4,8 @@
  *
  * - authentication: the collab token from the API, resolved through the policy module;
  * - access revalidation: again on `pond_access_changed`, on `user_sessions_changed` (logout,
- *   password reset, a disabled or deleted account) and at the session's expiry;
+ *   password reset, a disabled or deleted account, Site Admin granted or revoked) and at the
+ *   session's expiry;
  * - persistence: a document loads from the page's log, and each applied update is written
  *   to the log before its ack leaves (updateWriter.ts, durableAcks.ts);
  * - derived data on store (debounced, always when the last participant leaves);

@@ -7,7 +7,8 @@
  * caller's transaction when it gives one, so the notice goes out only once the change is
  * committed. Every path that ends sessions (logout, password reset or change, disabling or
  * deleting an account) goes through these functions; the collab server listens and closes
- * the sockets the ended sessions opened.
+ * the sockets the ended sessions opened. Granting or revoking Site Admin announces on the same
+ * channel (api/commands/managedAccounts.ts): the collab server then checks that user's sockets.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Response } from 'express';

@@ -11,6 +11,7 @@
  */
 import type { Transaction } from 'sequelize';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
+import { announceUserSessionsChanged } from '../auth/sessions.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import { User } from '../models/index.ts';
 
@@ -52,6 +53,10 @@ export function assertNotSelf(targetId: string, actor: AdminActor): void {
 /**
  * Grants or revokes Site Admin. Idempotent: a flag that is set already changes nothing and is
  * not audited. Revoking never leaves the instance without an ACTIVE Site Admin.
+ *
+ * Site Admin reaches every pond, so the change is announced like the end of a session (in the
+ * transaction, so it goes out at commit): the collab server checks the user's open sockets
+ * again, closing one that lost access or write, and one that may now write (it comes back rw).
  */
 export async function setSiteAdmin(targetId: string, isSiteAdmin: boolean, actor: AdminActor, transaction: Transaction): Promise<User> {
   assertNotSelf(targetId, actor);
@@ -61,6 +66,7 @@ export async function setSiteAdmin(targetId: string, isSiteAdmin: boolean, actor
   if (!isSiteAdmin) siteAdmins.assertRemainsWithout(target.id);
   target.isSiteAdmin = isSiteAdmin;
   await target.save({ transaction });
+  await announceUserSessionsChanged(target.id, transaction);
   await recordAudit(
     {
       actor: auditActorOf(actor.user),

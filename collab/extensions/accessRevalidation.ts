@@ -3,7 +3,8 @@
  *
  * - on `pond_access_changed`: every connection to a page of that pond;
  * - on `user_sessions_changed`: every connection of that user (logout, password reset or
- *   change, a disabled or deleted account end sessions; api/auth/sessions.ts announces it);
+ *   change, a disabled or deleted account end sessions; api/auth/sessions.ts announces it;
+ *   granting or revoking Site Admin announces it too, api/commands/managedAccounts.ts);
  * - at the expiry of the credential that opened it (a timer; sessions slide, so the row is
  *   read again and the timer moved when the session was extended);
  * - for everyone, after the notification listener reconnected (notices may have been missed).
