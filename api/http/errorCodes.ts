@@ -90,10 +90,12 @@ export const ERROR_STATUS = {
   access_token_invalid: 401,
   access_token_expired: 401,
   access_token_revoked: 401,
-  /** The pond is readable but has not opted in to this channel (`apiEnabled` or `mcpEnabled`); an unreadable one answers 404. */
-  pond_api_disabled: 403,
-  /** The token is restricted to another pond (`details.pondId`); an unreadable pond answers 404. */
-  token_pond_restricted: 403,
+  /**
+   * A pond named by slug (`details.pond`, the slug sent) that the token cannot reach: missing,
+   * unreadable by its owner, not opted in to this channel (`apiEnabled` or `mcpEnabled`), or
+   * outside the token's pond restriction. One answer for all, so existence stays hidden.
+   */
+  pond_not_found: 404,
   /** `POST /users/me/api-tokens` with an `expiresAt` that is not in the future (a validation refusal, hence the status of `validation_failed`). */
   token_expiry_past: 400,
   // Files

@@ -4,7 +4,7 @@
  * `api.write` once it has succeeded (REST does both in the route table); a result goes back
  * as JSON text and as `structuredContent`; a refusal goes back as a tool error carrying the
  * API's error code and its message in the caller's language, as REST's error envelope does,
- * so an agent can react to `pond_api_disabled` or `scope_required` the same way on both
+ * so an agent can react to `pond_not_found` or `scope_required` the same way on both
  * channels. Anything else is logged and answered as `internal_error` without details.
  *
  * Arguments that do not fit a tool's input schema never reach the tool: the SDK refuses them

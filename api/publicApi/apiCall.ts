@@ -5,8 +5,8 @@
  * wrapper); what remains is the pond's opt-in for the channel and the token's pond
  * restriction, then the normal permission model, unchanged (the policy module).
  *
- * A pond the caller cannot read answers 404 whatever else is wrong with it, so a token learns
- * nothing of ponds it could not see anyway; a readable pond names the refusal.
+ * A pond the token cannot reach answers 404 whatever the reason (missing, unreadable, switched
+ * off, restricted), one body for all, so a token learns nothing of ponds it may not use.
  */
 import type { Actor } from '../auth/authenticateRequest.ts';
 import { recordTokenWrite } from '../audit/tokenWrites.ts';
@@ -48,22 +48,29 @@ export function tokenReachesPond(call: ApiCall, pond: Pond): boolean {
 }
 
 /**
- * The live pond a call names by slug, after its opt-in and the token's restriction: 404 when
- * the caller cannot see it (or it does not exist), else 403 `pond_api_disabled` or
- * `token_pond_restricted`.
+ * The one answer for a pond named by slug that the call cannot reach, whatever the reason:
+ * missing, unreadable, not opted in to the channel, outside the token's restriction (spec:
+ * an unreadable pond gives 404, existence hidden). `details.pond` is the slug as sent, so the
+ * body says nothing the caller did not already know; the message lists what to check.
  */
+export const pondNotFound = (pondSlug: string) => new ApiError('pond_not_found', 404, { pond: pondSlug });
+
+/** The live pond a call names by slug, opted in to the channel and within the token's restriction; else 404 `pond_not_found`. */
 export async function resolveApiPond(call: ApiCall, pondSlug: string): Promise<{ pond: Pond; access: SubjectAccess }> {
-  const { pond, access } = await findLivePond(call.services.sequelize, call.subject, pondSlug);
-  if (!pondVisible(access)) throw notFound();
-  return { pond, access: assertPondReachable(call, pond, access) };
+  const found = await findLivePond(call.services.sequelize, call.subject, pondSlug).catch((error: unknown) => {
+    if (error instanceof ApiError && error.code === 'not_found') return null;
+    throw error;
+  });
+  if (!found || !pondVisible(found.access) || !tokenReachesPond(call, found.pond)) throw pondNotFound(pondSlug);
+  return found;
 }
 
-/** The opt-in and restriction steps for a pond already found (e.g. through a comment's page). */
+/**
+ * The same steps for a pond reached through something named by id (a comment): the caller
+ * named no pond, so an unreachable one answers as that thing missing would, 404 `not_found`.
+ */
 export function assertPondReachable(call: ApiCall, pond: Pond, access: SubjectAccess): SubjectAccess {
-  if (!pondVisible(access)) throw notFound();
-  if (!pondOptedIn(pond, call.channel)) throw new ApiError('pond_api_disabled', 403, { pond: pond.slug, channel: call.channel });
-  const restriction = call.actor.token?.pondId ?? null;
-  if (restriction !== null && restriction !== pond.id) throw new ApiError('token_pond_restricted', 403, { pondId: restriction });
+  if (!pondVisible(access) || !tokenReachesPond(call, pond)) throw notFound();
   return access;
 }
 

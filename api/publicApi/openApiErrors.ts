@@ -21,9 +21,13 @@ const ERRORS: Record<number, { name: string; description: string; headers?: Open
   403: {
     name: 'Forbidden',
     description:
-      "Refused: `scope_required` (a read token on a write), `pond_api_disabled` (the pond has not switched the API on), `token_pond_restricted` (the token is restricted to another pond) or `forbidden` (the token owner's permissions).",
+      "Refused: `scope_required` (a read token on a write) or `forbidden` (the token owner's permissions on something the owner can read).",
   },
-  404: { name: 'NotFound', description: "Not found: `api_disabled` (the API is switched off on this instance) or `not_found` (it does not exist, or the token's owner cannot read it)." },
+  404: {
+    name: 'NotFound',
+    description:
+      "Not found: `api_disabled` (the API is switched off on this instance), `pond_not_found` (the pond named by slug does not exist, the token's owner cannot read it, it has not switched the API on, or the token is restricted to another pond: one answer for all, `details.pond` the slug sent) or `not_found` (anything else that does not exist or the token's owner cannot read).",
+  },
   409: { name: 'Conflict', description: 'In conflict with the current state, e.g. `slug_taken` or `page_cycle`.' },
   410: { name: 'Gone', description: 'No longer there.' },
   413: { name: 'PayloadTooLarge', description: 'The body is too large (`payload_too_large`).' },

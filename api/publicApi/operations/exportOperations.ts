@@ -9,7 +9,7 @@ import { streamPondMarkdownZip } from '../../exports/pondMarkdownZip.ts';
 import { publicBaseUrl } from '../../feeds/feedUrls.ts';
 import { ApiError } from '../../http/apiError.ts';
 import { getSetting } from '../../settings/instanceSettings.ts';
-import { pondOptedIn, resolveApiPond, type ApiCall } from '../apiCall.ts';
+import { pondNotFound, pondOptedIn, resolveApiPond, type ApiCall } from '../apiCall.ts';
 
 // Where publicApiRouter.ts mounts the API. Not imported from there: the router imports the
 // route tables, which import this module, and the cycle would leave one side undefined to
@@ -32,6 +32,6 @@ export async function exportApiUrl(call: ApiCall, pondSlug: string): Promise<str
   const { pond } = await resolveApiPond(call, pondSlug);
   // The link is a REST route: what its download would refuse for the REST switches is refused now.
   if (!(await getSetting('api.enabled'))) throw new ApiError('api_disabled', 404);
-  if (!pondOptedIn(pond, 'rest')) throw new ApiError('pond_api_disabled', 403, { pond: pond.slug, channel: 'rest' });
+  if (!pondOptedIn(pond, 'rest')) throw pondNotFound(pondSlug);
   return `${await publicBaseUrl(call.services)}${PUBLIC_API_PATH}/ponds/${encodeURIComponent(pond.slug)}/export.zip`;
 }

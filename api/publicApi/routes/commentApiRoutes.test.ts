@@ -126,15 +126,15 @@ describe('public REST comments', () => {
     assert.equal((await owner.post(`/comments/${onTrashed}/resolve`)).status, 404, 'the API works on live pages');
   });
 
-  test('a comment found by id passes its pond’s opt-in and the token’s restriction', async () => {
+  test('a comment found by id passes its pond’s opt-in and the token’s restriction (404 as for a missing comment)', async () => {
     const off = await cast.seedApiPond({ apiEnabled: false });
     const offRoot = await seedComment(cast.instance, await seedPage(off.id, 'Page'), cast.owner.user.id);
     const api = await cast.client(cast.owner, 'write');
-    assertApiError(await api.post(`/comments/${offRoot}/resolve`), 403, 'pond_api_disabled');
+    assertApiError(await api.post(`/comments/${offRoot}/resolve`), 404, 'not_found');
     const pond = await cast.seedApiPond();
     const root = await seedComment(cast.instance, await seedPage(pond.id, 'Page'), cast.owner.user.id);
     const restricted = await cast.client(cast.owner, 'write', { pondId: off.id });
-    assertApiError(await restricted.post(`/comments/${root}/resolve`), 403, 'token_pond_restricted');
+    assertApiError(await restricted.post(`/comments/${root}/resolve`), 404, 'not_found');
     assert.equal((await commentRow(cast.instance, root))?.resolved_at, null);
   });
 

@@ -350,7 +350,7 @@ export const messagesDe: Record<MessageKey, string> = {
   'apiReference.token.kinds': 'Ein Token nur zum Lesen liest und ändert nichts; ein Token zum Lesen und Schreiben darf auch ändern. Ein Token kann auf einen Teich beschränkt sein und ablaufen. Sein Geheimnis wird nur einmal angezeigt.',
   'apiReference.token.header': 'Sende ihn bei jeder Anfrage als `Authorization: Bearer dt_pat_…`. In einer Shell hebst du ihn am besten in einer Variablen auf, wie die Beispiele auf dieser Seite:',
   'apiReference.switches.heading': 'Zweimal eingeschaltet',
-  'apiReference.switches.text': 'Die API antwortet nur, wo sie eingeschaltet ist: für die ganze Instanz durch einen Site-Admin (solange sie aus ist, beantwortet sie jede Anfrage mit 404 und `api_disabled`) und für jeden Teich durch dessen Admins in den Einstellungen des Teichs unter „Zugriff für Programme“ (sonst 403 mit `pond_api_disabled`). Ein Teich, den du nicht lesen darfst, antwortet mit 404, als gäbe es ihn nicht.',
+  'apiReference.switches.text': 'Die API antwortet nur, wo sie eingeschaltet ist: für die ganze Instanz durch einen Site-Admin (solange sie aus ist, beantwortet sie jede Anfrage mit 404 und `api_disabled`) und für jeden Teich durch dessen Admins in den Einstellungen des Teichs unter „Zugriff für Programme“ (sonst 404 mit `pond_not_found`). Ein Teich, den du nicht lesen darfst oder auf den dein Token nicht beschränkt ist, antwortet mit demselben 404, als gäbe es ihn nicht.',
   'apiReference.limits.heading': 'Anfragelimit',
   'apiReference.limits.text': 'Jeder Token hat ein Budget an Anfragen pro Minute. Darüber hinaus lautet die Antwort 429 mit `rate_limited` und dem Header `Retry-After`: die Sekunden bis zum nächsten Versuch.',
   'apiReference.errors.heading': 'Fehler',
