@@ -12,6 +12,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { ApiError } from '../http/apiError.ts';
 import { isUuid } from '../policies/accessPolicy.ts';
 import { countingClause, type CounterRow } from './rateLimiter.ts';
 
@@ -21,6 +22,13 @@ const RANDOM_BYTES = 32;
 const MAX_PRESENTED_LENGTH = 128;
 /** `last_used_at` is written at most this often per token, so a busy client costs no writes. */
 export const LAST_USED_THROTTLE_MS = 60_000;
+
+/**
+ * Live (unrevoked, unexpired) tokens one account may hold at once. Each token has a rate
+ * budget of its own, so without a cap an account could multiply its budget by minting more;
+ * 20 leaves room for every script and assistant a person plausibly runs (docs/api-tokens.md).
+ */
+export const MAX_LIVE_API_TOKENS = 20;
 
 export type TokenScope = 'read' | 'write';
 
@@ -160,6 +168,19 @@ export async function checkAndCountAccessToken(sequelize: Sequelize, presented: 
   // A live token's row is always counted (the upsert returns its row); never let one through uncounted.
   if (row?.hits == null || !row.window_started_at) throw new Error('a valid token request was not counted');
   return { check, counter: { hits: row.hits, window_started_at: row.window_started_at } };
+}
+
+/**
+ * Refuses a new token (409 `token_limit_reached`) while the user holds MAX_LIVE_API_TOKENS live
+ * ones. Locks the user's row first, so two concurrent creations cannot both see room for one.
+ */
+export async function assertRoomForAccessToken(sequelize: Sequelize, userId: string, transaction: Transaction): Promise<void> {
+  await sequelize.query(`SELECT id FROM users WHERE id = $1 FOR UPDATE`, { bind: [userId], type: QueryTypes.SELECT, transaction });
+  const [row] = await sequelize.query<{ live: number }>(
+    `SELECT count(*)::int AS live FROM api_tokens WHERE user_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
+    { bind: [userId], type: QueryTypes.SELECT, transaction },
+  );
+  if ((row?.live ?? 0) >= MAX_LIVE_API_TOKENS) throw new ApiError('token_limit_reached', 409, { limit: MAX_LIVE_API_TOKENS });
 }
 
 /** Stores a new token and returns its secret, which exists nowhere else from here on. */

@@ -96,6 +96,8 @@ export const ERROR_STATUS = {
    * outside the token's pond restriction. One answer for all, so existence stays hidden.
    */
   pond_not_found: 404,
+  /** `POST /users/me/api-tokens` while the account holds `MAX_LIVE_API_TOKENS` live tokens (`details.limit`): revoke one first. */
+  token_limit_reached: 409,
   /** `POST /users/me/api-tokens` with an `expiresAt` that is not in the future (a validation refusal, hence the status of `validation_failed`). */
   token_expiry_past: 400,
   // Files

@@ -67,6 +67,7 @@ export const errorMessagesDe: Record<ErrorCode, string> = {
   access_token_expired: 'Dieses Zugriffstoken ist abgelaufen.',
   access_token_revoked: 'Dieses Zugriffstoken wurde widerrufen.',
   pond_not_found: 'Teich nicht gefunden, oder nicht für Programme geöffnet (sein Schalter für API oder MCP ist aus) oder nicht für dieses Zugriffstoken (es ist auf einen anderen Teich beschränkt).',
+  token_limit_reached: 'Du hast die Höchstzahl aktiver Zugriffstokens erreicht. Widerrufe eines, das du nicht mehr brauchst, und erstelle dann das neue.',
   token_expiry_past: 'Das Ablaufdatum eines Tokens muss in der Zukunft liegen.',
   upload_type_not_allowed: 'Dieser Dateityp ist nicht erlaubt.',
   attachment_integrity_failure: 'Die gespeicherte Datei ist beschädigt und kann nicht ausgeliefert werden.',

@@ -67,6 +67,7 @@ export const errorMessagesEn: Record<ErrorCode, string> = {
   access_token_expired: 'This access token has expired.',
   access_token_revoked: 'This access token has been revoked.',
   pond_not_found: 'Pond not found, or not opened for programs (its API or MCP switch is off) or for this access token (it is restricted to another pond).',
+  token_limit_reached: 'You have reached the limit of active access tokens. Revoke one you no longer use, then create the new one.',
   token_expiry_past: "A token's expiry must lie in the future.",
   upload_type_not_allowed: 'This file type is not allowed.',
   attachment_integrity_failure: 'The stored file is damaged and cannot be delivered.',

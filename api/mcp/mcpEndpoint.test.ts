@@ -215,6 +215,18 @@ describe('the token', () => {
 });
 
 describe('the rate limit', () => {
+  test('a JSON-RPC batch (a JSON array) is refused with 400 and a JSON-RPC error before any of its messages runs', async () => {
+    const pagesBefore = await Page.count({ where: { pondId: pond.id } });
+    const batch = Array.from({ length: 5 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'create_page', arguments: { pond: pond.slug, title: `Batched ${i}` } } }));
+    const refused = await rawMcpPost(instance, { authorization: `Bearer ${writeSecret}` }, batch);
+    assert.equal(refused.status, 400);
+    const body = (await refused.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string } };
+    assert.equal(body.jsonrpc, '2.0');
+    assert.equal(body.id, null);
+    assert.equal(body.error.code, -32600);
+    assert.match(body.error.message, /batch/i);
+    assert.equal(await Page.count({ where: { pondId: pond.id } }), pagesBefore, 'no page was created');
+  });
   test('each POST counts against the token once; over the limit: 429 rate_limited with Retry-After', async () => {
     const limited = await startTestInstance({ env: { API_RATE_LIMIT_PER_MINUTE: '3' } });
     try {

@@ -7,9 +7,9 @@
  * Order: setup complete → the instance switch `mcp.enabled` (off: 404 `mcp_disabled` for every
  * method, the endpoint does not exist then) → only POST (405 with `Allow: POST`; there is no
  * stream to open with GET and no session to end with DELETE) → the bearer token and its rate
- * limit, counted once per POST whatever the POST holds (bearerAuthentication.ts) → the body →
- * the tools, where scope, the pond's `mcpEnabled` and the permission model follow
- * (toolWrapper.ts, apiCall.ts). Refusals before the transport go to the app's error handler,
+ * limit, counted once per POST (bearerAuthentication.ts) → the body, one JSON-RPC message (a
+ * batch is refused with 400, so one POST is never many tool calls) → the tools, where scope,
+ * the pond's `mcpEnabled` and the permission model follow (toolWrapper.ts, apiCall.ts). Refusals before the transport go to the app's error handler,
  * so they carry the same envelope and localized message as REST. Cookies are never read.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -48,6 +48,13 @@ async function assertMcpAvailable(): Promise<void> {
   if (!(await getSetting('mcp.enabled'))) throw new ApiError('mcp_disabled', 404);
 }
 
+/**
+ * JSON-RPC's "Invalid Request" for a batch body. The MCP revision we serve has no batching, and
+ * a batch would run many tool calls on one POST, which the rate limit counts once; so a JSON
+ * array is refused whole, before any of its messages reaches a tool.
+ */
+const BATCH_REFUSAL = { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported; send one message per POST.' } };
+
 /** Remembers the actor on the request, so the error handler answers in the token owner's language. */
 async function authenticate(req: Request, res: Response, services: AppServices): Promise<void> {
   const actor = await authenticateRequest(req, res, services, bearerTokenAuthentication);
@@ -84,6 +91,10 @@ export function mountMcpEndpoint(app: Express, services: AppServices): void {
     MCP_PATH,
     check((req, res) => authenticate(req, res, services)),
     express.json({ limit: JSON_BODY_LIMIT, type: ['application/json', '+json'] }),
+    (req: Request, res: Response, next: NextFunction) => {
+      if (Array.isArray(req.body)) res.status(400).json(BATCH_REFUSAL);
+      else next();
+    },
     // The transport answers by itself (its promise may settle before the answer is written), so
     // success never passes on; a failure before any answer goes to the error handler.
     (req: Request, res: Response, next: NextFunction) => {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { QueryTypes } from 'sequelize';
-import { checkPresentedAccessToken } from '../auth/accessTokens.ts';
+import { checkPresentedAccessToken, MAX_LIVE_API_TOKENS } from '../auth/accessTokens.ts';
 import { AuditEntry } from '../models/index.ts';
 import { invalidateAllPondAccess } from '../policies/pondAccessCache.ts';
 import { seedGrant, seedPage, seedSharedPond } from '../testing/accessFixtures.ts';
@@ -156,6 +156,27 @@ describe('personal access token routes', () => {
     assert.ok((await stored(user.id)).find((row) => row.id === gone.token.id)?.revoked_at, 'the row stays, revoked');
     for (const id of [gone.token.id, MISSING_UUID, 'not-a-uuid']) assertError(await revoke(client, id), 404, 'not_found');
     assert.equal((await checkPresentedAccessToken(instance.services.sequelize, kept.secret)).status, 'valid');
+  });
+
+  test(`at most ${MAX_LIVE_API_TOKENS} live tokens per account: one more answers 409 token_limit_reached; revoking or expiry frees a place`, async () => {
+    const { client, user } = await createVerifiedUser(instance);
+    const ids: string[] = [];
+    for (let i = 0; i < MAX_LIVE_API_TOKENS; i += 1) {
+      const created = await create(client, { name: `Bot ${i}` });
+      assert.equal(created.status, 201, created.text);
+      ids.push(created.body.token.id);
+    }
+    const refused = await create(client, { name: 'One too many' });
+    assertError(refused, 409, 'token_limit_reached');
+    assert.deepEqual(refused.body.error.details, { limit: MAX_LIVE_API_TOKENS });
+    assert.equal((await stored(user.id)).length, MAX_LIVE_API_TOKENS, 'nothing was stored');
+
+    assert.equal((await revoke(client, ids[0]!)).status, 204);
+    assert.equal((await create(client, { name: 'After revoking' })).status, 201);
+    assertError(await create(client, { name: 'Full again' }), 409, 'token_limit_reached');
+
+    await instance.services.sequelize.query(`UPDATE api_tokens SET expires_at = now() - interval '1 minute' WHERE id = $1`, { bind: [ids[1]] });
+    assert.equal((await create(client, { name: 'After one expired' })).status, 201);
   });
 
   test('another user\'s token: 404 on DELETE and absent from the list; it keeps working', async () => {

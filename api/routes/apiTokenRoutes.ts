@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
-import { createAccessToken, listAccessTokens, revokeAccessToken, type AccessTokenRecord } from '../auth/accessTokens.ts';
+import { assertRoomForAccessToken, createAccessToken, listAccessTokens, revokeAccessToken, type AccessTokenRecord } from '../auth/accessTokens.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import { isoTimestampField } from '../http/fieldSchemas.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
@@ -59,6 +59,7 @@ export const apiTokenRoutes: AnyRoute[] = [
       // A restriction names a pond the user can see; any other id answers as a missing pond.
       const pond = body.pondId ? (await authorizePond(services.sequelize, subject, body.pondId, 'visible')).pond : null;
       const created = await services.sequelize.transaction(async (transaction) => {
+        await assertRoomForAccessToken(services.sequelize, actor.user.id, transaction);
         const result = await createAccessToken(services.sequelize, { userId: actor.user.id, name: body.name, scope: body.scope, expiresAt, pondId: pond?.id ?? null }, transaction);
         const { token } = result;
         await recordAudit(
