@@ -3,6 +3,8 @@
  * one extension per concern (collab/extensions/):
  *
  * - authentication: the collab token from the API, resolved through the policy module;
+ * - presence identity: an awareness state shows the connection's user, whatever the client
+ *   announced (a visitor as "Visitor");
  * - access revalidation: again on `pond_access_changed`, on `user_sessions_changed` (logout,
  *   password reset, a disabled or deleted account, Site Admin granted or revoked) and at the
  *   session's expiry;
@@ -34,6 +36,7 @@ import { CollabAuthentication } from './extensions/authentication.ts';
 import { CollabAutomaticVersions } from './extensions/automaticVersions.ts';
 import { CollabDerivedData } from './extensions/derivedData.ts';
 import { CollabPersistence, type LoadedDocument } from './extensions/persistence.ts';
+import { CollabPresenceIdentity } from './extensions/presenceIdentity.ts';
 import { MaintenanceGate } from './maintenanceGate.ts';
 import { SessionRegistry, HEARTBEAT_INTERVAL_MS } from './sessionRegistry.ts';
 import { createUpdateCoalescer } from './updateCoalescer.ts';
@@ -112,7 +115,7 @@ export async function startCollabServer(options: CollabServerOptions): Promise<C
     flushMaxBytes: 4096,
     // Hooks run in this order: a connection is authenticated and set up for revalidation
     // before it gets its session row; its session row goes before the leave takes a version.
-    extensions: [authentication, revalidation, persistence, new CollabDerivedData({ sequelize, logger }), versions],
+    extensions: [authentication, revalidation, new CollabPresenceIdentity(), persistence, new CollabDerivedData({ sequelize, logger }), versions],
   });
 
   const sockets = new Set<WebSocket>();

@@ -13,6 +13,8 @@ export interface ConnectionContext {
   /** The credential that opened the connection (collabToken.ts); null for anonymous readers. */
   origin: CollabTokenOrigin | null;
   mode: CollabMode;
+  /** The signed-in user's display name as of the last check (their caret's name); null for anonymous readers. */
+  displayName: string | null;
   /** This connection's `collab_sessions` row. */
   connectionId: string;
   /** When the credential runs out as of the last check; the connection is checked again then. */

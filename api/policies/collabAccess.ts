@@ -21,12 +21,14 @@ import { ANONYMOUS } from './grantResolution.ts';
 
 export interface ConnectionSubject {
   subject: AccessSubject;
+  /** The user's display name (what other editors see on the connection's caret); null for anonymous. */
+  displayName: string | null;
   /** When the credential runs out as of now (a session's expiry slides: ask again then); null when it does not. */
   expiresAt: Date | null;
 }
 
 export type CollabAccess =
-  | { allowed: true; mode: CollabMode; pondId: string; expiresAt: Date | null }
+  | { allowed: true; mode: CollabMode; pondId: string; expiresAt: Date | null; displayName: string | null }
   | { allowed: false; reason: 'credential-ended' | 'no-access' };
 
 export interface CollabAccessRequest {
@@ -44,9 +46,9 @@ export interface CollabAccessRequest {
  * its user while the session it names lives (see the header).
  */
 const CONNECTION_LOOKUP: PreparedStatement = {
-  name: 'collab_connection_lookup_v1',
+  name: 'collab_connection_lookup_v2',
   text: `SELECT p.id AS page_id, p.pond_id, p.trashed_at IS NOT NULL AS trashed,
-                s.user_id AS session_user_id, s.expires_at, u.id AS user_id, u.status, u.is_site_admin
+                s.user_id AS session_user_id, s.expires_at, u.id AS user_id, u.status, u.is_site_admin, u.display_name
            FROM (VALUES (1)) AS one (x)
            LEFT JOIN pages p ON p.id = $1::uuid
            LEFT JOIN sessions s ON s.id = $2::text
@@ -62,31 +64,32 @@ interface ConnectionLookupRow {
   user_id: string | null;
   status: string | null;
   is_site_admin: boolean | null;
+  display_name: string | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The subject a connection speaks for; null once the credential that opened it has ended. */
 function subjectFromLookup(row: ConnectionLookupRow, request: CollabAccessRequest, now: number): ConnectionSubject | null {
-  if (request.userId === null) return request.origin === null ? { subject: ANONYMOUS, expiresAt: null } : null;
+  if (request.userId === null) return request.origin === null ? { subject: ANONYMOUS, displayName: null, expiresAt: null } : null;
   if (request.origin?.kind !== 'session') return null;
   if (row.user_id === null || row.expires_at === null || row.session_user_id !== request.userId) return null;
   if (!sessionIsLive({ expiresAt: row.expires_at }, { status: row.status as User['status'] }, now)) return null;
-  return { subject: { userId: row.user_id, signedIn: true, isSiteAdmin: row.is_site_admin === true }, expiresAt: row.expires_at };
+  return { subject: { userId: row.user_id, signedIn: true, isSiteAdmin: row.is_site_admin === true }, displayName: row.display_name, expiresAt: row.expires_at };
 }
 
 export async function resolveCollabAccess(sequelize: Sequelize, request: CollabAccessRequest): Promise<CollabAccess> {
   const sessionId = request.origin?.kind === 'session' ? request.origin.sessionId : null;
   const [row] = UUID.test(request.pageId) ? await queryPrepared<ConnectionLookupRow>(sequelize, CONNECTION_LOOKUP, [request.pageId, sessionId]) : [];
-  const lookup: ConnectionLookupRow = row ?? { page_id: null, pond_id: null, trashed: null, session_user_id: null, expires_at: null, user_id: null, status: null, is_site_admin: null };
+  const lookup: ConnectionLookupRow = row ?? { page_id: null, pond_id: null, trashed: null, session_user_id: null, expires_at: null, user_id: null, status: null, is_site_admin: null, display_name: null };
   const found = subjectFromLookup(lookup, request, Date.now());
   if (!found) return { allowed: false, reason: 'credential-ended' };
   // A trashed page is not opened at all: the editor shows the trash notice from the API instead.
   if (lookup.page_id === null || lookup.pond_id === null || lookup.trashed) return { allowed: false, reason: 'no-access' };
   const page = { id: lookup.page_id, pondId: lookup.pond_id, trashedAt: null };
-  const { subject, expiresAt } = found;
+  const { subject, displayName, expiresAt } = found;
   const access = await subjectAccessTo(sequelize, subject, page.pondId);
   if (!access || !access.page(page, 'read').allowed) return { allowed: false, reason: 'no-access' };
   const writable = subject.signedIn && request.ceiling === 'rw' && access.page(page, 'write').allowed;
-  return { allowed: true, mode: writable ? 'rw' : 'ro', pondId: page.pondId, expiresAt };
+  return { allowed: true, mode: writable ? 'rw' : 'ro', pondId: page.pondId, expiresAt, displayName };
 }

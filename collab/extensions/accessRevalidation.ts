@@ -102,6 +102,8 @@ export class CollabAccessRevalidation implements Extension {
       const access = await resolveCollabAccess(this.configuration.sequelize, { pageId: context.pageId, userId: context.userId, origin: context.origin, ceiling: context.userId ? 'rw' : 'ro' });
       if (access.allowed && access.mode === context.mode) {
         context.expiresAt = access.expiresAt;
+        // A renamed user's caret shows the new name from their next awareness update on.
+        context.displayName = access.displayName;
         this.armExpiryTimer(connection);
         return;
       }

@@ -84,6 +84,7 @@ export class CollabAuthentication implements Extension {
       userId: claims.userId,
       origin: claims.origin,
       mode: access.mode,
+      displayName: access.displayName,
       connectionId: randomUUID(),
       expiresAt: access.expiresAt,
       noticesAtCheck,

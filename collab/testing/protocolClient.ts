@@ -32,13 +32,18 @@ export function readUpdateMessage(data: Uint8Array): Uint8Array | null {
   return readSyncUpdate(data)?.update ?? null;
 }
 
-/** An awareness message with an empty awareness update (no client states). */
-export function emptyAwarenessMessage(documentName: string): Uint8Array {
+/** An awareness message carrying `update` (y-protocols `encodeAwarenessUpdate`). */
+export function awarenessMessage(documentName: string, update: Uint8Array): Uint8Array {
   const encoder = encoding.createEncoder();
   encoding.writeVarString(encoder, documentName);
   encoding.writeVarUint(encoder, AWARENESS);
-  encoding.writeVarUint8Array(encoder, Uint8Array.of(0));
+  encoding.writeVarUint8Array(encoder, update);
   return encoding.toUint8Array(encoder);
+}
+
+/** An awareness message with an empty awareness update (no client states). */
+export function emptyAwarenessMessage(documentName: string): Uint8Array {
+  return awarenessMessage(documentName, Uint8Array.of(0));
 }
 
 function authMessage(documentName: string, token: string): Uint8Array {

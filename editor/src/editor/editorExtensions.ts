@@ -33,7 +33,7 @@ export function pageEditorExtensions(setup: EditorSetup): AnyExtension[] {
   return [
     ...documentExtensions.map((extension) => withViews.get(extension.name) ?? extension),
     Collaboration.configure({ document: setup.ydoc, field: YJS_FRAGMENT_NAME }),
-    PresenceCarets.configure({ awareness: setup.provider.awareness, user: setup.user }),
+    PresenceCarets.configure({ awareness: setup.provider.awareness, user: setup.user, visitorName: setup.links.t('editor.presence.visitor') }),
     ...setup.extra,
   ];
 }

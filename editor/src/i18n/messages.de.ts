@@ -431,6 +431,7 @@ export const messagesDe: Record<MessageKey, string> = {
   'editor.status.noAccess': 'Du hast keinen Zugriff mehr auf die Live-Fassung dieser Seite.',
   'editor.unavailable': 'Der Live-Editor konnte keine Verbindung aufbauen; du liest die zuletzt gespeicherte Fassung. Bearbeiten geht wieder, sobald die Verbindung steht; lade neu, um es erneut zu versuchen.',
   'editor.presence': 'Gerade hier',
+  'editor.presence.visitor': 'Besucher',
   'editor.toolbar': 'Formatierung',
   'editor.group.marks': 'Textstil',
   'editor.group.blocks': 'Blöcke',

@@ -429,6 +429,7 @@ export const messagesEn = {
   'editor.status.noAccess': 'You no longer have access to this page\'s live version.',
   'editor.unavailable': 'The live editor could not connect, so you are reading the last saved version. Editing comes back when the connection does; reload to try again.',
   'editor.presence': 'Here now',
+  'editor.presence.visitor': 'Visitor',
   'editor.toolbar': 'Formatting',
   'editor.group.marks': 'Text style',
   'editor.group.blocks': 'Blocks',
