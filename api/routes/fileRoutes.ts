@@ -72,32 +72,34 @@ export const fileRoutes: AnyRoute[] = [
   defineRoute({
     method: 'delete',
     path: '/files/:id',
-    // Decided by the file's page: its writers, else the pond's admins; readers get 403, others 404.
+    // Decided by the file's page: its writers, else the pond's admins. Anyone else hears the
+    // page's answer: 403 from those who may read the page, 404 otherwise (as for an unknown id).
     access: { kind: 'session' },
     handler: async ({ params, subject, services }) => {
       const file = isUuid(params.id) ? await findFile(services.sequelize, params.id) : null;
       if (!file) throw notFound();
       const pageId = file.page_id ?? file.upload_page_id;
+      let refusal: ApiError = notFound();
       let allowed = false;
-      let refusal: unknown = notFound();
       if (pageId) {
         try {
           await authorizePage(services.sequelize, subject, pageId, 'write', { allowTrashed: true });
           allowed = true;
         } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
           refusal = error;
         }
       }
       if (!allowed) {
         try {
           await authorizePond(services.sequelize, subject, file.pond_id, 'admin');
-          allowed = true;
         } catch (error) {
-          // A page reader who is no pond admin hears the page's answer (403), not the pond's.
-          if (!(refusal instanceof ApiError && refusal.status === 403)) refusal = error;
+          if (!(error instanceof ApiError)) throw error;
+          // Never the pond's refusal: its 403 (to whoever sees the pond) would tell a member that
+          // a file exists on a page they cannot read. A file of no page is the pond admins' alone.
+          throw refusal;
         }
       }
-      if (!allowed) throw refusal;
       await deleteFile(services.sequelize, file.id, { dataDir: services.config.dataDir, logger: services.logger });
     },
   }),
