@@ -85,6 +85,27 @@ export async function filesOfPage(sequelize: Sequelize, pageId: string): Promise
   return rows.map(presentFile);
 }
 
+/**
+ * A file as a visitor of the pond sees it (docs/access-model.md, "Visitors and members"): the
+ * uploader by display name (no username), and not the page it was uploaded to (which may be
+ * one they cannot read).
+ */
+export type FileVisitorView = Omit<FileView, 'uploadPageId' | 'uploadedBy'> & { uploadedBy: { id: string; displayName: string } | null };
+
+export function presentFileToVisitor(row: FileRow): FileVisitorView {
+  const { uploadPageId: _uploadPageId, uploadedBy, ...view } = presentFile(row);
+  return { ...view, uploadedBy: uploadedBy ? { id: uploadedBy.id, displayName: uploadedBy.displayName } : null };
+}
+
+/** A page's attachments as its visitors see them: only those its document claimed (uploads not yet saved are work in progress), oldest first. */
+export async function claimedFilesOfPage(sequelize: Sequelize, pageId: string): Promise<FileVisitorView[]> {
+  const rows = await sequelize.query<FileRow>(`SELECT ${FILE_COLUMNS} FROM ${FILE_FROM} WHERE f.page_id = :pageId ORDER BY f.created_at, f.id`, {
+    replacements: { pageId },
+    type: QueryTypes.SELECT,
+  });
+  return rows.map(presentFileToVisitor);
+}
+
 /** What a pond's files take: the sum the storage quota is checked against. */
 export async function pondStorageUsed(sequelize: Sequelize, pondId: string, transaction?: Transaction): Promise<{ usedBytes: number; fileCount: number }> {
   const [row] = await sequelize.query<{ used: string; count: string }>(`SELECT coalesce(sum(size_bytes), 0) AS used, count(*) AS count FROM files WHERE pond_id = :pondId`, {

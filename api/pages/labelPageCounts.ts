@@ -40,3 +40,20 @@ export async function labelPageCounts(sequelize: Sequelize, pondId: string, acce
   };
   return new Map(labels.map((label) => [label.id, { pageCount: direct.get(label.id)?.size ?? 0, subtreePageCount: subtree(label.id, new Set(), new Set()).size }]));
 }
+
+/**
+ * The labels someone who reads only part of the pond is shown (docs/access-model.md, "Visitors
+ * and members"): those on a live page they may read (`pageCount` above 0 in their own counts)
+ * and every label above one of them, which names the path ("Projects/2025") and holds the
+ * tree together. Labels only on pages hidden from them, and empty ones, stay unseen.
+ */
+export function labelsAroundReadablePages(labels: readonly { id: string; parentId: string | null }[], counts: ReadonlyMap<string, LabelPageCounts>): Set<string> {
+  const parentOf = new Map(labels.map((label) => [label.id, label.parentId]));
+  const shown = new Set<string>();
+  for (const label of labels) {
+    if (!(counts.get(label.id)?.pageCount ?? 0)) continue;
+    // `shown` stops the walk where an earlier label's path joined, and guards against a cycle.
+    for (let current: string | null | undefined = label.id; current && !shown.has(current); current = parentOf.get(current)) shown.add(current);
+  }
+  return shown;
+}

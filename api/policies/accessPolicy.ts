@@ -55,6 +55,16 @@ function allowsOnPond(access: SubjectAccess, capability: PondCapability): boolea
   }
 }
 
+/**
+ * Whether the subject sees a pond it may see as one of its people (the `member` capability):
+ * it belongs to the pond, or is a Site Admin. Everyone else who sees it (anonymous callers,
+ * and users who reach it only through a `public` grant) is a visitor and gets the visitor
+ * views: no usernames, no pond settings, no unclaimed uploads (docs/access-model.md).
+ */
+export function seesPondAsMember(access: SubjectAccess): boolean {
+  return allowsOnPond(access, 'member');
+}
+
 /** The answer to a subject that sees the pond but lacks the capability. */
 function refusal(capability: PondCapability, subject: AccessSubject): ApiError {
   if (capability === 'member') return notFound();

@@ -2,13 +2,14 @@
  * Membership semantics, in the one place they are defined: which grants make a listed member
  * and their granted role, the effective role (a Site Admin's bypass aside), the pseudo
  * subjects' roles, and who belongs to a pond (the `member` capability and `GET /ponds`):
- * grants naming the user or all signed-in users that let them see the pond, not public ones.
+ * grants naming the user or all signed-in users that let them see the pond, not public ones;
+ * and who reads the whole pond by their own grants (the label tree they are shown).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { GrantScopeType, GrantSubjectType, PondRole } from '../models/index.ts';
 import { ANONYMOUS, SubjectAccess, type AccessSubject, type GrantRule, type PondAccessData } from './grantResolution.ts';
-import { belongsToPond, effectiveRoleOfUser, everyoneRoles, grantedRoleOf, higherRole, isMembershipGrant, membershipGrant, ownPondRole } from './membership.ts';
+import { belongsToPond, effectiveRoleOfUser, everyoneRoles, grantedRoleOf, higherRole, isMembershipGrant, membershipGrant, ownPondRole, readsWholePond } from './membership.ts';
 
 const POND = '00000000-0000-4000-8000-000000000001';
 const OWNER = '00000000-0000-4000-8000-0000000000aa';
@@ -116,5 +117,19 @@ describe('membership', () => {
     const trashed = pond([grant('user', 'editor')], { trashedAt: new Date() });
     assert.equal(belongs(trashed, user(USER)), false);
     assert.equal(belongs(trashed, user(OWNER)), true);
+  });
+
+  test('reading the whole pond takes pond-level read by grants of their own (or Site Admin); public reading and scoped guests do not', () => {
+    const whole = (data: PondAccessData, subject: AccessSubject) => readsWholePond(new SubjectAccess(data, subject));
+    assert.equal(whole(pond([grant('user', 'reader')]), user(USER)), true, 'pond-level reader');
+    assert.equal(whole(pond([grant('signed-in', 'reader')]), user(USER)), true, 'all signed-in users');
+    assert.equal(whole(pond([]), user(OWNER)), true, 'the owner');
+    assert.equal(whole(pond([]), user('00000000-0000-4000-8000-0000000000ad', true)), true, 'a Site Admin');
+    assert.equal(whole(pond([grant('user', 'editor', { scope: 'page' })]), user(USER)), false, 'a page-scope guest belongs, but reads only part');
+    assert.equal(whole(pond([grant('user', 'reader', { scope: 'label' })]), user(USER)), false, 'a label-scope guest');
+    assert.equal(whole(pond([grant('public', 'reader')]), ANONYMOUS), false, 'anonymous, even on a public pond');
+    assert.equal(whole(pond([grant('public', 'reader'), grant('user', 'reader', { scope: 'page' })]), user(USER)), false, 'a page guest of a public pond: the pond level is public reading');
+    assert.equal(whole(pond([grant('signed-in', 'reader'), grant('public', 'reader', { effect: 'deny' })]), user(USER)), false, 'a public deny at pond level');
+    assert.equal(whole(pond([grant('user', 'reader'), grant('public', 'editor')]), user(USER)), true, 'a public grant beside one that counts');
   });
 });

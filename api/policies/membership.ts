@@ -130,3 +130,19 @@ export function belongsToPond(access: SubjectAccess): boolean {
   const withoutPublic: PondAccessData = { ...access.data, grants: grants.filter((grant) => grant.subjectType !== 'public') };
   return pondVisible(new SubjectAccess(withoutPublic, own.subject));
 }
+
+/**
+ * Whether the subject reads the pond as a whole by grants of its own: a Site Admin, or
+ * pond-level read that the grants naming them or all signed-in users give (as in
+ * `belongsToPond`, a `public` grant alone is public reading, and a public deny still counts).
+ * Who reads only part of the pond (a label- or page-scope guest, a visitor) sees the label
+ * tree only around the pages they may read (docs/access-model.md, "Visitors and members").
+ */
+export function readsWholePond(access: SubjectAccess): boolean {
+  if (access.subject.isSiteAdmin) return true;
+  if (!access.subject.userId || !access.pond('read').allowed) return false;
+  const grants = access.data.grants;
+  if (!grants.some((grant) => grant.subjectType === 'public')) return true;
+  const withoutPublic: PondAccessData = { ...access.data, grants: grants.filter((grant) => grant.subjectType !== 'public') };
+  return new SubjectAccess(withoutPublic, access.subject).pond('read').allowed;
+}

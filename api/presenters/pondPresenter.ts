@@ -65,3 +65,18 @@ export function presentPond(pond: Pond, owner: Pick<User, 'id' | 'username' | 'd
     updatedAt: pond.updatedAt.toISOString(),
   };
 }
+
+/** The owner as visitors see them: the display name, no username (the sign-in name). */
+export type PondOwnerVisitorView = Pick<PondOwnerView, 'id' | 'displayName'>;
+
+/**
+ * `GET /ponds/:id` for a visitor (an anonymous caller, or a user who reaches the pond only
+ * through a `public` grant): no `settings` (which channels are open, the comment rule are the
+ * members' business) and the owner by display name (docs/access-model.md, "Visitors and members").
+ */
+export type PondVisitorView = Omit<PondView, 'settings' | 'owner'> & { owner: PondOwnerVisitorView | null };
+
+export function presentPondToVisitor(pond: Pond, owner: Pick<User, 'id' | 'displayName'> | null, viewer: PondViewer): PondVisitorView {
+  const { settings: _settings, owner: _owner, ...view } = presentPond(pond, null, viewer);
+  return { ...view, owner: owner ? { id: owner.id, displayName: owner.displayName } : null };
+}

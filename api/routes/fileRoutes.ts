@@ -8,14 +8,14 @@
  */
 import { z } from 'zod';
 import { deleteFile, storeUpload } from '../commands/fileCommands.ts';
-import { filesOfPage, findFile, pondStorageUsed, presentFile } from '../files/fileViews.ts';
+import { claimedFilesOfPage, filesOfPage, findFile, pondStorageUsed, presentFile } from '../files/fileViews.ts';
 import { DEFAULT_POND_FILE_LIMIT, listPondFiles, MAX_POND_FILE_LIMIT } from '../files/pondFileList.ts';
 import { receiveUpload } from '../files/uploadReceiver.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import { timelineCursor } from '../http/cursorCodec.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import { Pond } from '../models/index.ts';
-import { authorizePage, authorizePond, isUuid } from '../policies/accessPolicy.ts';
+import { authorizePage, authorizePond, isUuid, seesPondAsMember } from '../policies/accessPolicy.ts';
 import { resolveQuota } from '../quotas/quotaLadder.ts';
 import { getSetting } from '../settings/instanceSettings.ts';
 
@@ -58,7 +58,10 @@ export const fileRoutes: AnyRoute[] = [
     method: 'get',
     path: '/pages/:id/files',
     access: { kind: 'page', capability: 'read' },
-    handler: async ({ resource, services }) => ({ body: { items: await filesOfPage(services.sequelize, resource.page.id) } }),
+    // Members get every file of the page; visitors its claimed files, by display name (docs/access-model.md).
+    handler: async ({ resource, services }) => ({
+      body: { items: seesPondAsMember(resource.access) ? await filesOfPage(services.sequelize, resource.page.id) : await claimedFilesOfPage(services.sequelize, resource.page.id) },
+    }),
   }),
   defineRoute({
     method: 'get',

@@ -11,9 +11,10 @@ import {
   updateLabel,
   type LabelActorContext,
 } from '../commands/labelCommands.ts';
-import { labelPageCounts } from '../pages/labelPageCounts.ts';
+import { labelPageCounts, labelsAroundReadablePages } from '../pages/labelPageCounts.ts';
 import { defineRoute, type AnyRoute, type SignedInRouteContext } from '../http/routeTable.ts';
 import { Label } from '../models/index.ts';
+import { readsWholePond } from '../policies/membership.ts';
 import { presentLabelTree } from '../presenters/labelPresenter.ts';
 
 // The label fields, shared with the public REST API (api/publicApi/routes/labelApiRoutes.ts).
@@ -47,7 +48,10 @@ export const labelRoutes: AnyRoute[] = [
     handler: async ({ resource, services }) => {
       const labels = await Label.findAll({ where: { pondId: resource.pond.id } });
       const counts = await labelPageCounts(services.sequelize, resource.pond.id, resource.access, labels);
-      const items = presentLabelTree(labels).map((label) => ({ ...label, ...(counts.get(label.id) ?? { pageCount: 0, subtreePageCount: 0 }) }));
+      // The whole tree for those who read the whole pond by their own grants; anyone who reads
+      // only part of it (visitors, label- and page-scope guests) sees it around those pages.
+      const shown = readsWholePond(resource.access) ? undefined : labelsAroundReadablePages(labels, counts);
+      const items = presentLabelTree(labels, shown).map((label) => ({ ...label, ...(counts.get(label.id) ?? { pageCount: 0, subtreePageCount: 0 }) }));
       return { body: { items, nextCursor: null } };
     },
   }),

@@ -10,12 +10,12 @@ import { createSharedPond, restorePond, trashPond, updatePond, type PondActor } 
 import { renderReadsOf } from '../http/inProcessFetch.ts';
 import { defineRoute, rememberPondsOfRender, type AnyRoute } from '../http/routeTable.ts';
 import { User, type Pond } from '../models/index.ts';
-import { listMemberPonds, subjectAccessTo, type AccessSubject, type SubjectAccess } from '../policies/accessPolicy.ts';
+import { listMemberPonds, seesPondAsMember, subjectAccessTo, type AccessSubject, type SubjectAccess } from '../policies/accessPolicy.ts';
 import { ownPondRole } from '../policies/membership.ts';
 import { FONT_CATALOG, fontIdSchema } from '../ponds/fontCatalog.ts';
 import { pondSettingsPatchSchema } from '../ponds/pondSettings.ts';
 import { pondSlugSchema } from '../ponds/reservedSlugs.ts';
-import { presentPond, presentPondSummary, type PondViewer } from '../presenters/pondPresenter.ts';
+import { presentPond, presentPondSummary, presentPondToVisitor, type PondViewer } from '../presenters/pondPresenter.ts';
 
 const pondNameSchema = z.string().trim().min(1).max(100);
 
@@ -87,7 +87,12 @@ export const pondRoutes: AnyRoute[] = [
     method: 'get',
     path: '/ponds/:id',
     access: { kind: 'pond', capability: 'visible' },
-    handler: async ({ resource, actor }) => ({ body: await presentPondFor(resource.pond, resource.access, actor?.user) }),
+    handler: async ({ resource, actor }) => {
+      if (seesPondAsMember(resource.access)) return { body: await presentPondFor(resource.pond, resource.access, actor?.user) };
+      // A visitor: the owner by display name, and no settings (docs/access-model.md).
+      const owner = resource.pond.ownerId ? await User.findByPk(resource.pond.ownerId, { attributes: ['id', 'displayName'] }) : null;
+      return { body: presentPondToVisitor(resource.pond, owner, viewerOf(resource.access)) };
+    },
   }),
 
   defineRoute({
