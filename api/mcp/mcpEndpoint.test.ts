@@ -227,6 +227,15 @@ describe('the rate limit', () => {
     assert.match(body.error.message, /batch/i);
     assert.equal(await Page.count({ where: { pondId: pond.id } }), pagesBefore, 'no page was created');
   });
+  test('a batch whose content type our JSON parser skips but the transport reads as JSON is refused too, and runs nothing', async () => {
+    // A trailing no-break space: Express' parser does not take it for JSON, the SDK's does.
+    const pagesBefore = await Page.count({ where: { pondId: pond.id } });
+    const batch = Array.from({ length: 3 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'create_page', arguments: { pond: pond.slug, title: `Smuggled ${i}` } } }));
+    const refused = await rawMcpPost(instance, { authorization: `Bearer ${writeSecret}`, 'content-type': 'application/json\u00a0' }, batch);
+    assert.equal(refused.status, 400, await refused.clone().text());
+    assert.equal(((await refused.json()) as { error: { code: number } }).error.code < 0, true, 'a JSON-RPC error');
+    assert.equal(await Page.count({ where: { pondId: pond.id } }), pagesBefore, 'no page was created');
+  });
   test('each POST counts against the token once; over the limit: 429 rate_limited with Retry-After', async () => {
     const limited = await startTestInstance({ env: { API_RATE_LIMIT_PER_MINUTE: '3' } });
     try {

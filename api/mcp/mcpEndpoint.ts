@@ -9,8 +9,9 @@
  * stream to open with GET and no session to end with DELETE) → the bearer token and its rate
  * limit, counted once per POST (bearerAuthentication.ts) → the body, one JSON-RPC message (a
  * batch is refused with 400, so one POST is never many tool calls) → the tools, where scope,
- * the pond's `mcpEnabled` and the permission model follow (toolWrapper.ts, apiCall.ts). Refusals before the transport go to the app's error handler,
- * so they carry the same envelope and localized message as REST. Cookies are never read.
+ * the pond's `mcpEnabled` and the permission model follow (toolWrapper.ts, apiCall.ts).
+ * Refusals before the transport go to the app's error handler, so they carry the same
+ * envelope and localized message as REST. Cookies are never read.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -80,7 +81,10 @@ async function serve(req: Request, res: Response, services: AppServices): Promis
     server.close().catch((error: unknown) => services.logger.warn({ err: error }, 'closing an MCP server failed'));
   });
   await server.connect(transport);
-  await transport.handleRequest(req, res, req.body);
+  // Never undefined: given nothing, the transport would read and parse the raw body itself, and
+  // a batch in a body our JSON parser skipped would pass the batch check unseen. null (no body
+  // parsed) is an invalid message to the transport, and its content-type check comes first.
+  await transport.handleRequest(req, res, req.body ?? null);
 }
 
 export function mountMcpEndpoint(app: Express, services: AppServices): void {
