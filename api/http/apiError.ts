@@ -1,8 +1,9 @@
 /**
  * The one typed error every route throws; `errorHandler` renders it as
- * `{ "error": { "code", "message", "details" } }` with a localized message.
+ * `{ "error": { "code", "message", "details" } }` with a localized message (the code's, or a
+ * more specific one for the same code: `withMessageVariant`).
  */
-import { ERROR_STATUS, type ErrorCode } from './errorCodes.ts';
+import { ERROR_STATUS, MESSAGE_VARIANTS, type ErrorCode, type MessageVariant } from './errorCodes.ts';
 
 export type ErrorDetails = Record<string, unknown>;
 
@@ -13,14 +14,22 @@ export class ApiError extends Error {
   readonly details: ErrorDetails;
   /** Extra response headers, e.g. `Retry-After`. */
   readonly headers: Record<string, string>;
+  /** A text to send instead of the code's own (made by `withMessageVariant`, which keeps code and variant together). */
+  readonly messageVariant: MessageVariant | undefined;
 
-  constructor(code: ErrorCode, status?: number, details: ErrorDetails = {}, headers: Record<string, string> = {}) {
+  constructor(code: ErrorCode, status?: number, details: ErrorDetails = {}, headers: Record<string, string> = {}, messageVariant?: MessageVariant) {
     super(code);
     this.code = code;
     this.status = status ?? ERROR_STATUS[code];
     this.details = details;
     this.headers = headers;
+    this.messageVariant = messageVariant;
   }
+}
+
+/** An error of the variant's code and status whose message is the variant's text (MESSAGE_VARIANTS). */
+export function withMessageVariant(variant: MessageVariant, details: ErrorDetails = {}): ApiError {
+  return new ApiError(MESSAGE_VARIANTS[variant], undefined, details, {}, variant);
 }
 
 /** A read the caller may not make looks exactly like a missing resource. */

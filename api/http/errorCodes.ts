@@ -90,12 +90,6 @@ export const ERROR_STATUS = {
   access_token_invalid: 401,
   access_token_expired: 401,
   access_token_revoked: 401,
-  /**
-   * A pond named by slug (`details.pond`, the slug sent) that the token cannot reach: missing,
-   * unreadable by its owner, not opted in to this channel (`apiEnabled` or `mcpEnabled`), or
-   * outside the token's pond restriction. One answer for all, so existence stays hidden.
-   */
-  pond_not_found: 404,
   /** `POST /users/me/api-tokens` while the account holds `MAX_LIVE_API_TOKENS` live tokens (`details.limit`): revoke one first. */
   token_limit_reached: 409,
   /** `POST /users/me/api-tokens` with an `expiresAt` that is not in the future (a validation refusal, hence the status of `validation_failed`). */
@@ -129,3 +123,16 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/**
+ * Messages more specific than their code's own text, each for one code: the code and status
+ * stay the contract, the message only tells a person what to check. `pond_unreachable` is the
+ * public API's `not_found` for a pond named by slug that the token cannot reach (missing,
+ * unreadable by its owner, not opted in to the channel, outside the token's pond restriction):
+ * one answer for all of them, so existence stays hidden, and one that names every possibility.
+ */
+export const MESSAGE_VARIANTS = {
+  pond_unreachable: 'not_found',
+} as const satisfies Record<string, ErrorCode>;
+
+export type MessageVariant = keyof typeof MESSAGE_VARIANTS;

@@ -51,7 +51,7 @@ function fromExpressClientError(error: unknown): ApiError | null {
 async function sendApiError(req: Request, res: Response, error: ApiError): Promise<void> {
   const locale = await resolveRequestLocale(req);
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  res.status(error.status).json({ error: { code: error.code, message: errorMessage(error.code, locale), details: error.details } });
+  res.status(error.status).json({ error: { code: error.code, message: errorMessage(error.code, locale, error.messageVariant), details: error.details } });
 }
 
 export function createErrorHandler(logger: Logger): ErrorRequestHandler {

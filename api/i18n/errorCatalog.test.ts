@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ERROR_CODES, ERROR_STATUS } from '../http/errorCodes.ts';
-import { errorMessagesDe } from './errorMessages.de.ts';
-import { errorMessagesEn } from './errorMessages.en.ts';
+import { ERROR_CODES, ERROR_STATUS, MESSAGE_VARIANTS } from '../http/errorCodes.ts';
+import { errorMessagesDe, messageVariantsDe } from './errorMessages.de.ts';
+import { errorMessagesEn, messageVariantsEn } from './errorMessages.en.ts';
 import { errorMessage, localeFromAcceptLanguage, resolveLocale } from './locale.ts';
 
 /** Every code the product specification names (its errors table, states, enforcement order), built or not. */
@@ -31,6 +31,20 @@ test('every error code has a German and an English text', () => {
   }
   assert.deepEqual(Object.keys(errorMessagesDe).sort(), [...ERROR_CODES].sort(), 'German catalog has extra or missing codes');
   assert.deepEqual(Object.keys(errorMessagesEn).sort(), [...ERROR_CODES].sort(), 'English catalog has extra or missing codes');
+});
+
+test('every message variant has a German and an English text of its own, used instead of its code\'s', () => {
+  const variants = Object.keys(MESSAGE_VARIANTS) as (keyof typeof MESSAGE_VARIANTS)[];
+  assert.deepEqual(Object.keys(messageVariantsEn).sort(), [...variants].sort());
+  assert.deepEqual(Object.keys(messageVariantsDe).sort(), [...variants].sort());
+  for (const variant of variants) {
+    const code = MESSAGE_VARIANTS[variant];
+    assert.ok(messageVariantsEn[variant].trim() && messageVariantsDe[variant].trim(), `${variant} lacks a text`);
+    assert.notEqual(messageVariantsDe[variant], messageVariantsEn[variant], `${variant}: the German text is the English one`);
+    assert.notEqual(messageVariantsEn[variant], errorMessagesEn[code], `${variant} says no more than ${code}`);
+    assert.equal(errorMessage(code, 'de', variant), messageVariantsDe[variant]);
+    assert.equal(errorMessage(code, 'de'), errorMessagesDe[code]);
+  }
 });
 
 test('statuses the spec fixes', () => {

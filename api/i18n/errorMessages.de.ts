@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../http/errorCodes.ts';
+import type { ErrorCode, MessageVariant } from '../http/errorCodes.ts';
 
 export const errorMessagesDe: Record<ErrorCode, string> = {
   invalid_request: 'Die Anfrage konnte nicht gelesen werden. Bitte gültiges JSON senden.',
@@ -66,7 +66,6 @@ export const errorMessagesDe: Record<ErrorCode, string> = {
   access_token_invalid: 'Dieses Zugriffstoken ist ungültig.',
   access_token_expired: 'Dieses Zugriffstoken ist abgelaufen.',
   access_token_revoked: 'Dieses Zugriffstoken wurde widerrufen.',
-  pond_not_found: 'Teich nicht gefunden, oder nicht für Programme geöffnet (sein Schalter für API oder MCP ist aus) oder nicht für dieses Zugriffstoken (es ist auf einen anderen Teich beschränkt).',
   token_limit_reached: 'Du hast die Höchstzahl aktiver Zugriffstokens erreicht. Widerrufe eines, das du nicht mehr brauchst, und erstelle dann das neue.',
   token_expiry_past: 'Das Ablaufdatum eines Tokens muss in der Zukunft liegen.',
   upload_type_not_allowed: 'Dieser Dateityp ist nicht erlaubt.',
@@ -90,4 +89,9 @@ export const errorMessagesDe: Record<ErrorCode, string> = {
   oidc_email_unverified: 'Der Identitätsanbieter hat deine E-Mail-Adresse nicht bestätigt.',
   oidc_link_required: 'Es gibt bereits ein Konto mit dieser E-Mail-Adresse. Melde dich an und verknüpfe den Anbieter in deinen Einstellungen.',
   oidc_identity_taken: 'Diese externe Identität ist bereits mit einem anderen Konto verknüpft.',
+};
+
+/** Texts of MESSAGE_VARIANTS (api/http/errorCodes.ts), used instead of their code's text. */
+export const messageVariantsDe: Record<MessageVariant, string> = {
+  pond_unreachable: 'Teich nicht gefunden, oder nicht für Programme geöffnet (sein Schalter für API oder MCP ist aus) oder nicht für dieses Zugriffstoken (es ist auf einen anderen Teich beschränkt).',
 };

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../http/errorCodes.ts';
+import type { ErrorCode, MessageVariant } from '../http/errorCodes.ts';
 
 export const errorMessagesEn: Record<ErrorCode, string> = {
   invalid_request: 'The request could not be read. Please send valid JSON.',
@@ -66,7 +66,6 @@ export const errorMessagesEn: Record<ErrorCode, string> = {
   access_token_invalid: 'This access token is not valid.',
   access_token_expired: 'This access token has expired.',
   access_token_revoked: 'This access token has been revoked.',
-  pond_not_found: 'Pond not found, or not opened for programs (its API or MCP switch is off) or for this access token (it is restricted to another pond).',
   token_limit_reached: 'You have reached the limit of active access tokens. Revoke one you no longer use, then create the new one.',
   token_expiry_past: "A token's expiry must lie in the future.",
   upload_type_not_allowed: 'This file type is not allowed.',
@@ -90,4 +89,9 @@ export const errorMessagesEn: Record<ErrorCode, string> = {
   oidc_email_unverified: 'The identity provider has not verified your e-mail address.',
   oidc_link_required: 'An account with this e-mail already exists. Sign in and link the provider in your settings.',
   oidc_identity_taken: 'This external identity is already linked to another account.',
+};
+
+/** Texts of MESSAGE_VARIANTS (api/http/errorCodes.ts), used instead of their code's text. */
+export const messageVariantsEn: Record<MessageVariant, string> = {
+  pond_unreachable: 'Pond not found, or not opened for programs (its API or MCP switch is off) or for this access token (it is restricted to another pond).',
 };

@@ -2,9 +2,9 @@
  * The caller's locale: the signed-in user's setting, then `Accept-Language`, then the
  * instance default.
  */
-import type { ErrorCode } from '../http/errorCodes.ts';
-import { errorMessagesDe } from './errorMessages.de.ts';
-import { errorMessagesEn } from './errorMessages.en.ts';
+import type { ErrorCode, MessageVariant } from '../http/errorCodes.ts';
+import { errorMessagesDe, messageVariantsDe } from './errorMessages.de.ts';
+import { errorMessagesEn, messageVariantsEn } from './errorMessages.en.ts';
 
 export const LOCALES = ['de', 'en'] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -39,6 +39,9 @@ export function resolveLocale(input: {
 
 const errorCatalogs: Record<Locale, Record<ErrorCode, string>> = { de: errorMessagesDe, en: errorMessagesEn };
 
-export function errorMessage(code: ErrorCode, locale: Locale): string {
-  return errorCatalogs[locale][code];
+const variantCatalogs: Record<Locale, Record<MessageVariant, string>> = { de: messageVariantsDe, en: messageVariantsEn };
+
+/** The code's text, or the variant's where the error carries one (MESSAGE_VARIANTS). */
+export function errorMessage(code: ErrorCode, locale: Locale, variant?: MessageVariant): string {
+  return variant === undefined ? errorCatalogs[locale][code] : variantCatalogs[locale][variant];
 }

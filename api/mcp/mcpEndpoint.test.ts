@@ -140,12 +140,12 @@ describe('the switches', () => {
     await assertEnvelope(await rawMcpPost(instance, { authorization: `Bearer ${writeSecret}` }), 404, 'mcp_disabled');
   });
 
-  test('a pond with apiEnabled but not mcpEnabled: pond_not_found over MCP while REST reads it', async () => {
+  test('a pond with apiEnabled but not mcpEnabled: not_found over MCP while REST reads it', async () => {
     await setInstanceSwitches(admin, { mcp: true, api: true });
     await setPondSwitches(owner.client, pond.id, { api: true, mcp: false });
     try {
       const client = await connect(writeSecret);
-      assert.equal((await toolError(client, 'list_pages', { pond: pond.slug })).code, 'pond_not_found');
+      assert.equal((await toolError(client, 'list_pages', { pond: pond.slug })).code, 'not_found');
       assert.ok(!(await toolResult(client, 'list_ponds')).items.some((item: { slug: string }) => item.slug === pond.slug));
       const rest = await fetch(new URL(`/api/public/v1/ponds/${pond.slug}/pages`, instance.baseUrl), { headers: { authorization: `Bearer ${writeSecret}` } });
       assert.equal(rest.status, 200);
@@ -154,12 +154,12 @@ describe('the switches', () => {
     }
   });
 
-  test('a pond with mcpEnabled but not apiEnabled: MCP reads it while REST answers 404 pond_not_found', async () => {
+  test('a pond with mcpEnabled but not apiEnabled: MCP reads it while REST answers 404 not_found', async () => {
     await setInstanceSwitches(admin, { mcp: true, api: true });
     const client = await connect(readSecret);
     assert.ok((await toolResult(client, 'list_pages', { pond: pond.slug })).items.some((item: { title: string }) => item.title === 'Welcome'));
     const rest = await fetch(new URL(`/api/public/v1/ponds/${pond.slug}/pages`, instance.baseUrl), { headers: { authorization: `Bearer ${readSecret}` } });
-    await assertEnvelope(rest, 404, 'pond_not_found');
+    await assertEnvelope(rest, 404, 'not_found');
   });
 
   test('MCP works with the REST API switched off for the instance', async () => {
@@ -194,11 +194,11 @@ describe('the token', () => {
     assert.equal((await toolError(client, 'create_page', { pond: 'no-such-pond', title: 'x' })).code, 'scope_required');
   });
 
-  test('a token restricted to one pond: pond_not_found for another readable pond, as for a missing one', async () => {
+  test('a token restricted to one pond: not_found for another readable pond, as for a missing one', async () => {
     const client = await connect(await issueToken(instance, owner.user.id, { scope: 'read', pondId: pond.id }));
     assert.deepEqual((await toolResult(client, 'list_ponds')).items.map((item: { slug: string }) => item.slug), [pond.slug]);
-    assert.equal((await toolError(client, 'list_pages', { pond: otherPond.slug })).code, 'pond_not_found');
-    assert.equal((await toolError(client, 'list_pages', { pond: 'no-such-pond' })).code, 'pond_not_found');
+    assert.equal((await toolError(client, 'list_pages', { pond: otherPond.slug })).code, 'not_found');
+    assert.equal((await toolError(client, 'list_pages', { pond: 'no-such-pond' })).code, 'not_found');
   });
 
   test("tool errors are worded in the token owner's language", async () => {

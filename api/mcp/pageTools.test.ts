@@ -108,9 +108,9 @@ describe('reading', () => {
     assert.match((await toolError(mcp, 'create_page', { pond: pond.slug, title: 'A\u0000B' })).message, /title/);
   });
 
-  test('an unknown page is not_found, an unknown pond pond_not_found', async () => {
+  test('an unknown page and an unknown pond are not_found', async () => {
     assert.equal((await toolError(mcp, 'read_page', { pond: pond.slug, page: 'no-such-page' })).code, 'not_found');
-    assert.equal((await toolError(mcp, 'list_pages', { pond: 'no-such-pond' })).code, 'pond_not_found');
+    assert.equal((await toolError(mcp, 'list_pages', { pond: 'no-such-pond' })).code, 'not_found');
   });
 });
 

@@ -160,7 +160,7 @@ describe('export', () => {
     await setInstanceSwitches(admin, { api: true });
     try {
       const pondClosed = await toolError(mcp, 'export_pond', { pond: pond.slug });
-      assert.equal(pondClosed.code, 'pond_not_found');
+      assert.equal(pondClosed.code, 'not_found');
       assert.deepEqual(pondClosed.details, { pond: pond.slug });
       await setPondSwitches(owner.client, pond.id, { api: true });
       const { url } = await toolResult(mcp, 'export_pond', { pond: pond.slug });
@@ -177,6 +177,6 @@ describe('export', () => {
   });
 
   test('export_pond for a pond the token cannot reach is refused, not a dead link', async () => {
-    assert.equal((await toolError(mcp, 'export_pond', { pond: 'no-such-pond' })).code, 'pond_not_found');
+    assert.equal((await toolError(mcp, 'export_pond', { pond: 'no-such-pond' })).code, 'not_found');
   });
 });

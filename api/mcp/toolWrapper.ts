@@ -4,7 +4,7 @@
  * `api.write` once it has succeeded (REST does both in the route table); a result goes back
  * as JSON text and as `structuredContent`; a refusal goes back as a tool error carrying the
  * API's error code and its message in the caller's language, as REST's error envelope does,
- * so an agent can react to `pond_not_found` or `scope_required` the same way on both
+ * so an agent can react to `not_found` or `scope_required` the same way on both
  * channels. Anything else is logged and answered as `internal_error` without details.
  *
  * Arguments that do not fit a tool's input schema never reach the tool: the SDK refuses them
@@ -83,6 +83,6 @@ async function toolError(call: ApiCall, tool: AnyMcpTool, error: unknown): Promi
   }
   const locale = await call.locale().catch(() => 'en' as const);
   const hasDetails = apiError.code !== 'internal_error' && Object.keys(apiError.details).length > 0;
-  const body = { error: { code: apiError.code, message: errorMessage(apiError.code, locale), ...(hasDetails ? { details: apiError.details } : {}) } };
+  const body = { error: { code: apiError.code, message: errorMessage(apiError.code, locale, apiError.messageVariant), ...(hasDetails ? { details: apiError.details } : {}) } };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }

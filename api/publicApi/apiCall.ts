@@ -10,7 +10,7 @@
  */
 import type { Actor } from '../auth/authenticateRequest.ts';
 import { recordTokenWrite } from '../audit/tokenWrites.ts';
-import { ApiError, notFound } from '../http/apiError.ts';
+import { ApiError, notFound, withMessageVariant } from '../http/apiError.ts';
 import type { RouteContext } from '../http/routeTable.ts';
 import type { Locale } from '../i18n/locale.ts';
 import type { Page, Pond } from '../models/index.ts';
@@ -51,11 +51,12 @@ export function tokenReachesPond(call: ApiCall, pond: Pond): boolean {
  * The one answer for a pond named by slug that the call cannot reach, whatever the reason:
  * missing, unreadable, not opted in to the channel, outside the token's restriction (spec:
  * an unreadable pond gives 404, existence hidden). `details.pond` is the slug as sent, so the
- * body says nothing the caller did not already know; the message lists what to check.
+ * body says nothing the caller did not already know; the message lists what to check. The code
+ * is the plain `not_found` a missing pond has always answered, so clients keep working.
  */
-export const pondNotFound = (pondSlug: string) => new ApiError('pond_not_found', 404, { pond: pondSlug });
+export const pondNotFound = (pondSlug: string) => withMessageVariant('pond_unreachable', { pond: pondSlug });
 
-/** The live pond a call names by slug, opted in to the channel and within the token's restriction; else 404 `pond_not_found`. */
+/** The live pond a call names by slug, opted in to the channel and within the token's restriction; else `pondNotFound`. */
 export async function resolveApiPond(call: ApiCall, pondSlug: string): Promise<{ pond: Pond; access: SubjectAccess }> {
   const found = await findLivePond(call.services.sequelize, call.subject, pondSlug).catch((error: unknown) => {
     if (error instanceof ApiError && error.code === 'not_found') return null;

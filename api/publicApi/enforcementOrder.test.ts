@@ -136,12 +136,12 @@ describe('4. the scope', () => {
 });
 
 describe('5. the pond opt-in and the token pond restriction', () => {
-  test('a pond that has not opted in: 404 pond_not_found, to those who can read it as to others', async () => {
+  test('a pond that has not opted in: 404 not_found, to those who can read it as to others', async () => {
     await setPondSwitches(otherPond.id, { api: false });
     try {
-      assertRefused(await api(ownerWrite.secret).get(`/ponds/${otherPond.slug}/pages`), 404, 'pond_not_found');
+      assertRefused(await api(ownerWrite.secret).get(`/ponds/${otherPond.slug}/pages`), 404, 'not_found');
       const outsiderToken = await issueToken(instance, outsider.user.id);
-      assertRefused(await api(outsiderToken.secret).get(`/ponds/${otherPond.slug}/pages`), 404, 'pond_not_found');
+      assertRefused(await api(outsiderToken.secret).get(`/ponds/${otherPond.slug}/pages`), 404, 'not_found');
       const listed = await api(ownerWrite.secret).get('/ponds');
       assert.ok(!listed.body.items.some((item: { slug: string }) => item.slug === otherPond.slug), 'a pond without the opt-in is not listed');
     } finally {
@@ -153,7 +153,7 @@ describe('5. the pond opt-in and the token pond restriction', () => {
     const restricted = await issueToken(instance, owner.user.id, { pondId: pond.id });
     assert.equal((await api(restricted.secret).get(`/ponds/${pond.slug}/pages`)).status, 200);
     const refused = await api(restricted.secret).get(`/ponds/${otherPond.slug}/pages`);
-    assertRefused(refused, 404, 'pond_not_found');
+    assertRefused(refused, 404, 'not_found');
     const listed = await api(restricted.secret).get('/ponds');
     assert.deepEqual(
       listed.body.items.map((item: { slug: string }) => item.slug),
@@ -165,8 +165,8 @@ describe('5. the pond opt-in and the token pond restriction', () => {
 describe('6. the permission model, unchanged', () => {
   test('a pond the owner of the token cannot see: 404, as for one that does not exist', async () => {
     const outsiderToken = await issueToken(instance, outsider.user.id);
-    assertRefused(await api(outsiderToken.secret).get(`/ponds/${pond.slug}/pages/${page.slug}`), 404, 'pond_not_found');
-    assertRefused(await api(outsiderToken.secret).get(`/ponds/no-such-pond/pages`), 404, 'pond_not_found');
+    assertRefused(await api(outsiderToken.secret).get(`/ponds/${pond.slug}/pages/${page.slug}`), 404, 'not_found');
+    assertRefused(await api(outsiderToken.secret).get(`/ponds/no-such-pond/pages`), 404, 'not_found');
   });
 
   test('a reader with a write token: 403 on a readable page, 404 on a hidden one', async () => {

@@ -69,7 +69,7 @@ const INFO_DESCRIPTION = [
   '',
   '**Authentication.** Every request except this document carries a personal access token: `Authorization: Bearer dt_pat_…`. Create one in Settings → Personal access tokens; a read token cannot change anything, and a token may be restricted to one pond.',
   '',
-  "**Switches.** The instance must have the API switched on (else every route answers 404 `api_disabled`), and each pond switches it on for itself. A pond that has not, one outside the token's pond restriction and one the token's owner cannot read all answer 404 `pond_not_found`, as a missing pond does.",
+  "**Switches.** The instance must have the API switched on (else every route answers 404 `api_disabled`), and each pond switches it on for itself. A pond that has not, one outside the token's pond restriction and one the token's owner cannot read all answer 404 `not_found`, exactly as a missing pond does.",
   '',
   '**Rate limit.** Each token has a budget of requests per minute; past it the answer is 429 `rate_limited` with `Retry-After` (seconds).',
   '',

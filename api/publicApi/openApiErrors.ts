@@ -26,7 +26,7 @@ const ERRORS: Record<number, { name: string; description: string; headers?: Open
   404: {
     name: 'NotFound',
     description:
-      "Not found: `api_disabled` (the API is switched off on this instance), `pond_not_found` (the pond named by slug does not exist, the token's owner cannot read it, it has not switched the API on, or the token is restricted to another pond: one answer for all, `details.pond` the slug sent) or `not_found` (anything else that does not exist or the token's owner cannot read).",
+      "Not found: `api_disabled` (the API is switched off on this instance) or `not_found` (it does not exist, or the token's owner cannot read it). For a pond named by slug, `not_found` also covers a pond that has not switched the API on and one outside the token's pond restriction: one answer for all, with `details.pond` the slug sent and a message naming each possibility.",
   },
   409: { name: 'Conflict', description: 'In conflict with the current state, e.g. `slug_taken` or `page_cycle`.' },
   410: { name: 'Gone', description: 'No longer there.' },

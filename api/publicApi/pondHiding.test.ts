@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { errorMessagesDe } from '../i18n/errorMessages.de.ts';
-import { errorMessagesEn } from '../i18n/errorMessages.en.ts';
+import { messageVariantsDe } from '../i18n/errorMessages.de.ts';
+import { messageVariantsEn } from '../i18n/errorMessages.en.ts';
 import type { Pond } from '../models/index.ts';
 import { seedSharedPond } from '../testing/accessFixtures.ts';
 import { completeSetup } from '../testing/fixtures.ts';
@@ -73,7 +73,7 @@ describe('REST', () => {
   test('switched off, restricted to another pond, unreadable and missing: the same 404 body apart from the slug', async () => {
     const missing = await restRefusal(ownerSecret, 'no-such-pond');
     assert.equal(missing.status, 404);
-    assert.deepEqual(JSON.parse(missing.body), { error: { code: 'pond_not_found', message: errorMessagesEn.pond_not_found, details: { pond: '<slug>' } } });
+    assert.deepEqual(JSON.parse(missing.body), { error: { code: 'not_found', message: messageVariantsEn.pond_unreachable, details: { pond: '<slug>' } } });
     assert.deepEqual(await restRefusal(ownerSecret, closed.slug), missing, 'the pond has not switched the API on');
     assert.deepEqual(await restRefusal(restrictedSecret, elsewhere.slug), missing, 'the token is restricted to another pond');
     assert.deepEqual(await restRefusal(outsiderSecret, open.slug), missing, "the token's owner cannot read the pond");
@@ -82,23 +82,23 @@ describe('REST', () => {
 
   test('the same in German, with the German message', async () => {
     const missing = await restRefusal(ownerSecret, 'no-such-pond', 'de');
-    assert.equal(JSON.parse(missing.body).error.message, errorMessagesDe.pond_not_found);
+    assert.equal(JSON.parse(missing.body).error.message, messageVariantsDe.pond_unreachable);
     assert.deepEqual(await restRefusal(ownerSecret, closed.slug, 'de'), missing);
     assert.deepEqual(await restRefusal(restrictedSecret, elsewhere.slug, 'de'), missing);
   });
 
   test('the message names every possibility a script author can check', () => {
-    assert.match(errorMessagesEn.pond_not_found, /not found/i);
-    assert.match(errorMessagesEn.pond_not_found, /token/i);
-    assert.match(errorMessagesDe.pond_not_found, /nicht gefunden/i);
-    assert.match(errorMessagesDe.pond_not_found, /token/i);
+    assert.match(messageVariantsEn.pond_unreachable, /not found/i);
+    assert.match(messageVariantsEn.pond_unreachable, /token/i);
+    assert.match(messageVariantsDe.pond_unreachable, /nicht gefunden/i);
+    assert.match(messageVariantsDe.pond_unreachable, /token/i);
   });
 });
 
 describe('MCP', () => {
   test('switched off, restricted to another pond, unreadable and missing: the same tool error apart from the slug', async () => {
     const missing = await mcpRefusal(ownerSecret, 'list_pages', 'no-such-pond');
-    assert.deepEqual(JSON.parse(missing), { error: { code: 'pond_not_found', message: errorMessagesEn.pond_not_found, details: { pond: '<slug>' } } });
+    assert.deepEqual(JSON.parse(missing), { error: { code: 'not_found', message: messageVariantsEn.pond_unreachable, details: { pond: '<slug>' } } });
     assert.equal(await mcpRefusal(ownerSecret, 'list_pages', closed.slug), missing, 'the pond has not switched MCP on');
     assert.equal(await mcpRefusal(restrictedSecret, 'list_pages', elsewhere.slug), missing, 'the token is restricted to another pond');
     assert.equal(await mcpRefusal(outsiderSecret, 'list_pages', open.slug), missing, "the token's owner cannot read the pond");

@@ -11,7 +11,7 @@ import { pondField } from './toolFields.ts';
 const exportPond = defineTool({
   name: 'export_pond',
   description:
-    "Returns { url }: the link to a ZIP of the pond's pages as Markdown files (one <slug>.md per page, with a front-matter block). Download it with GET and the same `Authorization: Bearer` header. It is served by the REST API: where that is switched off for the instance or the pond, the tool answers api_disabled or pond_not_found instead of a link.",
+    "Returns { url }: the link to a ZIP of the pond's pages as Markdown files (one <slug>.md per page, with a front-matter block). Download it with GET and the same `Authorization: Bearer` header. It is served by the REST API: where that is switched off for the instance or the pond, the tool answers api_disabled or not_found instead of a link.",
   input: z.object({ pond: pondField }),
   write: false,
   run: async (call, input) => ({ url: await exportApiUrl(call, input.pond) }),

@@ -42,16 +42,16 @@ describe('public REST export.zip', () => {
     assert.ok((await zipPages((await owner.get(`/ponds/${pond.slug}/export.zip`)).bytes)).has(`${hidden.slug}.md`), 'the owner reads the denied page');
   });
 
-  test('refusals answer the JSON error: unknown, foreign, not switched on or restricted pond: 404 pond_not_found', async () => {
+  test('refusals answer the JSON error: unknown, foreign, not switched on or restricted pond: 404 not_found', async () => {
     const api = await cast.client(cast.owner, 'read');
     const foreign = await seedForeignPond(cast);
-    assertApiError(await api.get(`/ponds/${foreign.slug}/export.zip`), 404, 'pond_not_found');
-    assertApiError(await api.get('/ponds/no-such-pond/export.zip'), 404, 'pond_not_found');
+    assertApiError(await api.get(`/ponds/${foreign.slug}/export.zip`), 404, 'not_found');
+    assertApiError(await api.get('/ponds/no-such-pond/export.zip'), 404, 'not_found');
     const off = await cast.seedApiPond({ apiEnabled: false });
-    assertApiError(await api.get(`/ponds/${off.slug}/export.zip`), 404, 'pond_not_found');
+    assertApiError(await api.get(`/ponds/${off.slug}/export.zip`), 404, 'not_found');
     const pond = await cast.seedApiPond();
     const restricted = await cast.client(cast.owner, 'read', { pondId: off.id });
-    assertApiError(await restricted.get(`/ponds/${pond.slug}/export.zip`), 404, 'pond_not_found');
+    assertApiError(await restricted.get(`/ponds/${pond.slug}/export.zip`), 404, 'not_found');
     assertApiError(await api.get(`/ponds/${pond.slug}/export.zip`, { token: null }), 401, 'unauthenticated');
   });
 

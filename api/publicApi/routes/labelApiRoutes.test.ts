@@ -156,10 +156,10 @@ describe('public REST labels', () => {
     assertApiError(await reader.put(`/ponds/${pond.slug}/pages/${hidden.slug}/labels/${label.id}`), 404, 'not_found');
 
     const outsider = await cast.client(cast.outsider, 'write');
-    assertApiError(await outsider.get(`/ponds/${pond.slug}/labels`), 404, 'pond_not_found');
-    assertApiError(await outsider.put(`/ponds/${pond.slug}/pages/${page.slug}/labels/${label.id}`), 404, 'pond_not_found');
+    assertApiError(await outsider.get(`/ponds/${pond.slug}/labels`), 404, 'not_found');
+    assertApiError(await outsider.put(`/ponds/${pond.slug}/pages/${page.slug}/labels/${label.id}`), 404, 'not_found');
     const foreign = await seedForeignPond(cast);
-    assertApiError(await (await cast.client(cast.owner, 'read')).get(`/ponds/${foreign.slug}/labels`), 404, 'pond_not_found');
+    assertApiError(await (await cast.client(cast.owner, 'read')).get(`/ponds/${foreign.slug}/labels`), 404, 'not_found');
 
     // A label a grant is scoped on governs access: only a pond admin may put it on or take it off.
     const governing = await seedLabel(pond.id, 'Confidential');
@@ -169,11 +169,11 @@ describe('public REST labels', () => {
     assert.equal((await (await cast.client(cast.owner, 'write')).put(`/ponds/${pond.slug}/pages/${page.slug}/labels/${governing.id}`)).status, 200);
   });
 
-  test('a pond that has not switched the API on answers 404 pond_not_found, even to its members', async () => {
+  test('a pond that has not switched the API on answers 404 not_found, even to its members', async () => {
     const pond = await cast.seedApiPond({ apiEnabled: false });
     const api = await cast.client(cast.owner, 'write');
-    assertApiError(await api.get(`/ponds/${pond.slug}/labels`), 404, 'pond_not_found');
-    assertApiError(await api.post(`/ponds/${pond.slug}/labels`, { name: 'X', color: '#000000' }), 404, 'pond_not_found');
+    assertApiError(await api.get(`/ponds/${pond.slug}/labels`), 404, 'not_found');
+    assertApiError(await api.post(`/ponds/${pond.slug}/labels`, { name: 'X', color: '#000000' }), 404, 'not_found');
     assert.equal(await Label.count({ where: { pondId: pond.id } }), 0);
   });
 

@@ -104,12 +104,12 @@ describe('public REST search', () => {
   test('a pond the caller cannot see is a 404; one not switched on is a 403 to its members; a restricted token a 403', async () => {
     const foreign = await seedForeignPond(cast);
     const api = await cast.client(cast.owner, 'read');
-    assertApiError(await api.get(`/ponds/${foreign.slug}/search`, { query: { q: 'x' } }), 404, 'pond_not_found');
-    assertApiError(await api.get('/ponds/no-such-pond/search', { query: { q: 'x' } }), 404, 'pond_not_found');
+    assertApiError(await api.get(`/ponds/${foreign.slug}/search`, { query: { q: 'x' } }), 404, 'not_found');
+    assertApiError(await api.get('/ponds/no-such-pond/search', { query: { q: 'x' } }), 404, 'not_found');
     const off = await cast.seedApiPond({ apiEnabled: false });
-    assertApiError(await api.get(`/ponds/${off.slug}/search`, { query: { q: 'x' } }), 404, 'pond_not_found');
+    assertApiError(await api.get(`/ponds/${off.slug}/search`, { query: { q: 'x' } }), 404, 'not_found');
     const pond = await cast.seedApiPond();
     const restricted = await cast.client(cast.owner, 'read', { pondId: off.id });
-    assertApiError(await restricted.get(`/ponds/${pond.slug}/search`, { query: { q: 'x' } }), 404, 'pond_not_found');
+    assertApiError(await restricted.get(`/ponds/${pond.slug}/search`, { query: { q: 'x' } }), 404, 'not_found');
   });
 });

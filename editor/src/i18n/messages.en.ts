@@ -348,7 +348,7 @@ export const messagesEn = {
   'apiReference.token.kinds': 'A read-only token reads and changes nothing; a read-and-write token may also change things. A token can be limited to one pond and can expire. Its secret is shown only once.',
   'apiReference.token.header': 'Send it as `Authorization: Bearer dt_pat_…` with every request. In a shell, keep it in a variable, as the examples on this page do:',
   'apiReference.switches.heading': 'Switched on twice',
-  'apiReference.switches.text': 'The API answers only where it is switched on: for the whole instance by a Site Admin (while it is off, every request answers 404 with `api_disabled`), and for each pond by its admins in the pond’s settings under “Access for programs” (otherwise 404 with `pond_not_found`). A pond you cannot read, or one outside your token’s pond restriction, answers the same 404, as if it did not exist.',
+  'apiReference.switches.text': 'The API answers only where it is switched on: for the whole instance by a Site Admin (while it is off, every request answers 404 with `api_disabled`), and for each pond by its admins in the pond’s settings under “Access for programs” (otherwise 404 with `not_found`). A pond you cannot read, or one outside your token’s pond restriction, answers the same 404, as if it did not exist.',
   'apiReference.limits.heading': 'Rate limit',
   'apiReference.limits.text': 'Each token has a budget of requests per minute. Past it, the answer is 429 with `rate_limited` and a `Retry-After` header: the seconds to wait before the next try.',
   'apiReference.errors.heading': 'Errors',
