@@ -29,6 +29,12 @@ export async function createApp(services: AppServices, options: { site: boolean 
   app.use((req, res, next) => (serveFontAsset(req, res) ? undefined : next()));
 
   const api = express.Router();
+  // Answers here are per user unless a route says otherwise (feeds, media, legal set their
+  // own policy, which replaces this one): no cache, shared or private, may keep them.
+  api.use((_req, res, next) => {
+    res.setHeader('Cache-Control', 'private, no-store');
+    next();
+  });
   // application/json and the +json types (e.g. merge-patch+json); routes refuse other bodies (validation.ts).
   api.use(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', '+json'] }));
   registerRoutes(api, internalApiRoutes, services, { authenticate: sessionCookieAuthentication });

@@ -43,39 +43,44 @@ interface Target {
   /** The human page URL negotiates Markdown through `Accept`. */
   readonly negotiates: boolean;
   readonly setupExempt: boolean;
+  /**
+   * A session cookie gets the app at this URL instead (`/`, `/:pond`, `/:pond/:page`): every
+   * answer there, document, 404 or app, says `Vary: Cookie` so no cache hands one to the other.
+   */
+  readonly cookieDecides: boolean;
 }
 
 /** What a request path asks for, or null when the hot path has nothing to do with it. */
 export function targetOf(url: string, hasSession: boolean, accept: string | undefined): Target | null {
   const query = url.indexOf('?');
   const raw = (query < 0 ? url : url.slice(0, query)).toLowerCase();
-  if (raw === '/') return hasSession ? null : { path: '/', representation: 'html', negotiates: false, setupExempt: false };
+  if (raw === '/') return hasSession ? null : { path: '/', representation: 'html', negotiates: false, setupExempt: false, cookieDecides: true };
   const parts = raw.split('/');
   parts.shift();
   if (parts[0] === 'legal' || (parts[0] === 'api' && parts[1] === 'v1' && parts[2] === 'legal')) {
     const kind = parts.at(-1);
     const depth = parts[0] === 'legal' ? 2 : 4;
     if (parts.length !== depth || (kind !== 'imprint' && kind !== 'privacy')) return null;
-    return { path: `/legal/${kind}`, representation: 'html', negotiates: false, setupExempt: true };
+    return { path: `/legal/${kind}`, representation: 'html', negotiates: false, setupExempt: true, cookieDecides: false };
   }
   if (parts[0] === 'api') {
     if (parts[1] !== 'v1' || parts[2] !== 'public') return null;
     const [, , , pond, page, extra, more] = parts;
     if (more !== undefined || !pond || !page || !SLUG.test(pond) || !SLUG.test(page)) return null;
     if (extra !== undefined && extra !== 'content') return null;
-    return { path: `/${pond}/${page}`, representation: extra === 'content' ? 'content' : 'html', negotiates: false, setupExempt: false };
+    return { path: `/${pond}/${page}`, representation: extra === 'content' ? 'content' : 'html', negotiates: false, setupExempt: false, cookieDecides: false };
   }
   if (parts.length > 2 || isReservedPondSlug(parts[0]!)) return null;
   const [pond, page] = parts;
   if (!SLUG.test(pond!)) return null;
   // A signed-in member gets the app at the same URL (Astro); its Markdown stays public here.
-  if (page === undefined || page === '') return hasSession ? null : { path: `/${pond}`, representation: 'html', negotiates: false, setupExempt: false };
+  if (page === undefined || page === '') return hasSession ? null : { path: `/${pond}`, representation: 'html', negotiates: false, setupExempt: false, cookieDecides: true };
   const markdownFile = page.endsWith('.md');
   const slug = markdownFile ? page.slice(0, -3) : page;
   if (!SLUG.test(slug)) return null;
   const wantsMarkdown = markdownFile || prefersMarkdown(accept);
   if (hasSession && !wantsMarkdown) return null;
-  return { path: `/${pond}/${slug}`, representation: wantsMarkdown ? 'markdown' : 'html', negotiates: !markdownFile, setupExempt: false };
+  return { path: `/${pond}/${slug}`, representation: wantsMarkdown ? 'markdown' : 'html', negotiates: !markdownFile, setupExempt: false, cookieDecides: !markdownFile };
 }
 
 /** `Accept: text/markdown` without HTML preferred over it (a browser's Accept lists text/html first). */
@@ -174,7 +179,7 @@ function buildVariant(entry: CachedDocument, target: Target, encoding: Encoding,
     type = 'application/json; charset=utf-8';
     etag = variantEtag(entry.etag, '-json');
   }
-  const vary = target.negotiates ? 'Accept, Accept-Encoding' : 'Accept-Encoding';
+  const vary = `${target.negotiates ? 'Accept, ' : ''}${target.cookieDecides ? 'Cookie, ' : ''}Accept-Encoding`;
   const notModified: Record<string, string | number> = { ...common, 'Content-Type': type, ETag: etag, 'Last-Modified': entry.lastModified, Vary: vary };
   const ok: Record<string, string | number> = { ...notModified };
   if (contentEncoding !== 'identity') ok['Content-Encoding'] = contentEncoding;
@@ -238,6 +243,8 @@ export function createPublicHotPath(options: PublicHotPathOptions): (req: Incomi
   const respond = (req: IncomingMessage, res: ServerResponse, next: NextHandler, target: Target, entry: CachedDocument | null): void => {
     const variant = entry ? variantOf(entry, target, chooseEncoding(req.headers['accept-encoding'])) : null;
     if (!entry || !variant) {
+      // The 404 here is the member's app: a cache must not keep one for the other.
+      if (target.cookieDecides) res.setHeader('Vary', 'Cookie');
       next();
       return;
     }
@@ -276,8 +283,13 @@ export function createPublicHotPath(options: PublicHotPathOptions): (req: Incomi
   return (req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     const cookie = req.headers.cookie;
-    const target = targetFor(req.url ?? '/', cookie !== undefined && cookie.includes(SESSION_COOKIE), req.headers.accept);
-    if (!target) return next();
+    const hasSession = cookie !== undefined && cookie.includes(SESSION_COOKIE);
+    const target = targetFor(req.url ?? '/', hasSession, req.headers.accept);
+    if (!target) {
+      // The app at a URL whose visitors get a public document: it varies by cookie as that does.
+      if (hasSession && targetOf(req.url ?? '/', false, req.headers.accept)?.cookieDecides) res.setHeader('Vary', 'Cookie');
+      return next();
+    }
     const cached = options.cache.get(target.path);
     if (cached && (setupComplete || target.setupExempt)) return respond(req, res, next, target, cached);
     void (async () => {
