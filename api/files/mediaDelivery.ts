@@ -8,6 +8,8 @@
  *
  * The file is opened once and hashed and streamed through the same descriptor, so a file
  * swapped on disk (renamed over) between the check and the send cannot be served unchecked.
+ * A file this process verified before and that has not changed since (same device, inode,
+ * size, mtime and ctime: verifiedFileMemory.ts) is not hashed again.
  */
 import { createHash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
@@ -22,6 +24,7 @@ import type { AppServices } from '../services.ts';
 import { entityTagOf, ifNoneMatchHits, requestedByteRange } from './byteRange.ts';
 import { storedFilePath } from './fileStore.ts';
 import { contentDispositionFor, servedContentType, type MediaFileNaming } from './mediaDisposition.ts';
+import { countHash, isKnownVerified, rememberVerified, sameFileState } from './verifiedFileMemory.ts';
 
 /**
  * Nothing in a served file may load or run anything, and opened as a document it is a
@@ -103,10 +106,16 @@ export async function openVerifiedFile(services: AppServices, file: MediaFile, c
   const handle = await openStoredFile(services.config.dataDir, file.id);
   if (!handle) return refuseDamagedFile(services, file, { expected: file.sha256, actual: null }, caller);
   try {
-    const { size: statSize } = await handle.stat();
-    const { sha256, size, bytes } = statSize <= IN_MEMORY_MAX_BYTES ? await hashSmallFile(handle, statSize) : { ...(await hashWholeFile(handle)), bytes: null };
+    const before = await handle.stat();
+    // Unchanged since it last matched: streamed from the descriptor (bytes null), not hashed again.
+    if (isKnownVerified(file.id, before, file.sha256)) return { handle, size: before.size, sha256: file.sha256!, bytes: null };
+    countHash();
+    const { sha256, size, bytes } = before.size <= IN_MEMORY_MAX_BYTES ? await hashSmallFile(handle, before.size) : { ...(await hashWholeFile(handle)), bytes: null };
     const expected = file.sha256 ?? (await backfillHash(services.sequelize, file.id, sha256));
     if (expected !== sha256) return await refuseDamagedFile(services, file, { expected, actual: sha256 }, caller);
+    // Remembered only when nothing changed while it was read: the hash is then that state's.
+    const after = await handle.stat();
+    if (size === before.size && sameFileState(before, after)) rememberVerified(file.id, before, sha256);
     return { handle, size, sha256, bytes };
   } catch (error) {
     await handle.close();

@@ -6,12 +6,13 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readdirSync, readlinkSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { get as httpGet } from 'node:http';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { QueryTypes } from 'sequelize';
 import { storedFilePath } from '../files/fileStore.ts';
+import { mediaHashCount } from '../files/verifiedFileMemory.ts';
 import type { Page, Pond } from '../models/index.ts';
 import { seedGrant, seedPage } from '../testing/accessFixtures.ts';
 import { capturingLogger } from '../testing/mailRelay.ts';
@@ -224,6 +225,46 @@ describe('GET /media/:fileId', () => {
       await writeFile(file.path, Buffer.concat([file.bytes, Buffer.from('x')]));
       assertError(await media(cast.reader.client, file.id), 500, 'attachment_integrity_failure');
       assert.equal((await auditOf('file.integrity_failed', pond.id)).length, 1);
+    });
+  });
+
+  describe('verified once per file state', () => {
+    // Larger than the in-memory limit: streamed from the descriptor on every path.
+    const LARGE = Buffer.alloc(3 * 1024 * 1024, 'large attachment bytes ');
+
+    test('repeated and ranged downloads of an unchanged file are not hashed again', async () => {
+      const { page } = await pondWithPage();
+      for (const [bytes, extension, contentType] of [[PDF, 'pdf', 'application/pdf'], [LARGE, 'bin', 'application/octet-stream']] as const) {
+        const file = await seedFile(page, { bytes, extension, contentType });
+        assertServedWhole(await media(cast.reader.client, file.id), file, contentType);
+        const hashes = mediaHashCount();
+        assertServedWhole(await media(cast.reader.client, file.id), file, contentType);
+        const ranged = await media(cast.reader.client, file.id, { headers: { range: 'bytes=5-5' } });
+        assert.equal(ranged.status, 206);
+        assert.deepEqual(ranged.bytes, bytes.subarray(5, 6));
+        assert.equal(mediaHashCount(), hashes, `${extension}: no hash after the first download`);
+      }
+    });
+
+    test('bytes changed after a verified download are hashed again and fail closed, also with the mtime set back', async () => {
+      const { page } = await pondWithPage();
+      for (const restoreMtime of [false, true]) {
+        const file = await seedFile(page, { bytes: LARGE, extension: 'bin', contentType: 'application/octet-stream' });
+        assertServedWhole(await media(cast.reader.client, file.id), file, 'application/octet-stream');
+        const { atime, mtime } = await stat(file.path);
+        const tampered = Buffer.from(file.bytes);
+        tampered[100] = tampered[100]! ^ 0x01;
+        await writeFile(file.path, tampered);
+        // The ctime still moves: no writer can set it back.
+        if (restoreMtime) await utimes(file.path, atime, mtime);
+        const hashes = mediaHashCount();
+        for (const headers of [{}, { range: 'bytes=0-0' }] as Record<string, string>[]) {
+          const response = await media(cast.reader.client, file.id, { headers });
+          assertError(response, 500, 'attachment_integrity_failure');
+          assert.ok(!response.bytes.includes(Buffer.from('large attachment')), 'no byte of the file');
+        }
+        assert.equal(mediaHashCount(), hashes + 2, 'a failed check is never remembered');
+      }
     });
   });
 
