@@ -75,6 +75,15 @@ export async function loadPublicPond(sequelize: Sequelize, pondId: string, trans
   return row ? { id: row.id, slug: row.slug, name: row.name, fonts: withFontDefaults(row.fonts ?? {}) } : null;
 }
 
+/**
+ * Whether the public may read a live page, from the per-process access cache (no query once
+ * the pond's access data is cached; dropped with it on every `pond_access_changed`).
+ */
+export async function isPagePubliclyReadable(sequelize: Sequelize, pondId: string, pageId: string): Promise<boolean> {
+  const access = await publicAccessTo(sequelize, pondId);
+  return access !== null && publiclyReadable(access, { id: pageId, trashed_at: null });
+}
+
 /** Resolves `/:pondSlug/:pageSlug` (slugs compare case-insensitively) to ids. */
 export async function findPageBySlugs(sequelize: Sequelize, pondSlug: string, pageSlug: string | null, transaction?: Transaction): Promise<{ pondId: string; pageId: string | null } | null> {
   const [row] = await sequelize.query<{ pond_id: string; page_id: string | null }>(

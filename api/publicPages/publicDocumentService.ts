@@ -15,7 +15,7 @@ import {
   type GeneratedDocument,
   type LegalKind,
 } from './publicDocumentGenerator.ts';
-import { findPageBySlugs } from './publicDocumentData.ts';
+import { findPageBySlugs, isPagePubliclyReadable } from './publicDocumentData.ts';
 import { deleteDocument, loadStoredDocumentAt, storeDocument, withPondLock, type StoredDocument } from './publicDocumentStore.ts';
 
 export interface GenerationContext {
@@ -92,6 +92,13 @@ export function addressOfPath(path: string): DocumentAddress {
   return pageSlug === undefined ? { kind: 'pond', pondSlug: pondSlug! } : { kind: 'page', pondSlug: pondSlug!, pageSlug };
 }
 
+let onDemandGenerations = 0;
+
+/** How many page or pond documents requests have generated on demand in this process: what tests observe. */
+export function onDemandGenerationCount(): number {
+  return onDemandGenerations;
+}
+
 /**
  * The stored document at a lowercased path, generating it first when storage has none.
  * Null when there is nothing the public may read there (missing and private alike).
@@ -106,6 +113,11 @@ export async function documentAtPath(context: GenerationContext, path: string): 
   } else {
     const found = await findPageBySlugs(context.sequelize, address.pondSlug, address.kind === 'page' ? address.pageSlug : null);
     if (!found) return null;
+    // Decided from the cached access data before any lock or generation: a private page then
+    // costs what a missing one does (no timing oracle), and the public cannot make us work.
+    // The generation below still checks access afresh under the lock.
+    if (found.pageId && !(await isPagePubliclyReadable(context.sequelize, found.pondId, found.pageId))) return null;
+    onDemandGenerations += 1;
     result = found.pageId ? await regeneratePage(context, found.pageId) : await regeneratePondIndex(context, found.pondId);
   }
   // The document as just stored: its bytes are already here, no need to read them back.
