@@ -22,12 +22,14 @@
  *     too), timed in the API process (publicGenerationTimings.ts);
  * (e) 10,000 public pages requested once each, cold (each generated on demand), then the
  *     API process's RSS: ≤ RSS before the pass + PUBLIC_CACHE_MB + 100 MB (peak, sampled every
- *     250 ms); then once more, from storage into the cache and past its budget: the same limit.
+ *     250 ms); then once more, from storage into the cache and past its budget: the same limit;
+ * (f) the 404 of an existing private page against a missing page's, interleaved: medians
+ *     within 10 % (publicNotFound.ts).
  *
  * Exits 0 when a target is missed (the table says so); only a crash exits non-zero.
  * `BENCH_PUBLIC_ROUNDS` (5), `BENCH_PUBLIC_SECONDS` (3), `BENCH_PUBLIC_SAVES` (40),
  * `BENCH_PUBLIC_PAGES` (10000), `PUBLIC_CACHE_MB` (64) shorten or change the run,
- * `BENCH_PUBLIC_PHASES` (abcde) picks phases ((a) and (b) run together);
+ * `BENCH_PUBLIC_PHASES` (abcdef) picks phases ((a) and (b) run together);
  * `BENCH_PROFILE_DIR` makes the servers write CPU profiles; `BENCH_NO_PIN=1` skips pinning.
  */
 import { brotliDecompressSync } from 'node:zlib';
@@ -39,6 +41,7 @@ import { GENERATION_DEBOUNCE_MS } from '../../api/publicPages/publicDocumentJob.
 import { startWorker } from '../../jobs/worker.ts';
 import { openBenchDatabase } from './benchDatabase.ts';
 import { printTable, type Row } from './benchTable.ts';
+import { privateVersusMissing } from './publicNotFound.ts';
 import { compareInterleaved, captureResponse, fetchOnce, median, percentile, requestAll } from './publicLoad.ts';
 import { type PublicBenchData, seedPublicBench } from './publicSeed.ts';
 import { pinBenchProcess, startBenchServer, type BenchServer } from './publicServers.ts';
@@ -50,7 +53,7 @@ const REVOCATIONS = 10;
 const ARCHIVE_PAGES = Number(process.env.BENCH_PUBLIC_PAGES ?? 10_000);
 const CACHE_MB = Number(process.env.PUBLIC_CACHE_MB ?? 64);
 /** `BENCH_PUBLIC_PHASES=ab` runs only (a) and (b) (e.g. while profiling the hot path). */
-const PHASES = new Set(process.env.BENCH_PUBLIC_PHASES ?? 'abcde');
+const PHASES = new Set(process.env.BENCH_PUBLIC_PHASES ?? 'abcdef');
 /** wordPage.ts words for a page whose generated document is about 30 KB of HTML. */
 const GUIDE_WORDS = 750;
 const CONNECTIONS = 10;
@@ -248,6 +251,7 @@ try {
   if (PHASES.has('d')) await generation(api, data);
   if (PHASES.has('c')) await freshness(api, data, database);
   if (PHASES.has('e')) await memory(api, data);
+  if (PHASES.has('f')) await privateVersusMissing(api, data, rows, ms);
   console.log('');
   printTable(rows);
   console.log('');

@@ -28,6 +28,8 @@ export interface PublicBenchData {
   ownerId: string;
   guide: SeededPage;
   revocable: { pondId: string; path: string };
+  /** A page of a pond the public may not read, and a path of that pond naming no page. */
+  hidden: { privatePath: string; missingPath: string };
   archive: { pondId: string; paths: string[] };
 }
 
@@ -133,12 +135,17 @@ export async function seedPublicBench(sequelize: Sequelize, options: { guideWord
   const noticeId = await insertPage(select, revocableId, ownerId, { slug: 'notice', title: 'Aushang', parentId: null, position: generateNKeysBetween(null, null, 1)[0]! });
   await save(sequelize, noticeId, ownerId, '# Aushang\n\nÖffentlich, solange die Freigabe gilt.\n');
 
+  const internalId = await insertPond(select, 'intern', 'Intern', ownerId, { public: false });
+  const confidentialId = await insertPage(select, internalId, ownerId, { slug: 'vertraulich', title: 'Vertraulich', parentId: null, position: generateNKeysBetween(null, null, 1)[0]! });
+  await save(sequelize, confidentialId, ownerId, '# Vertraulich\n\nNur für Mitglieder.\n');
+
   const archive = await seedArchive(sequelize, select, ownerId, options.archivePages);
   await sequelize.query('ANALYZE');
   return {
     ownerId,
     guide: { pondId: handbookId, pageId: guideId, path: '/handbook/guide', markdown },
     revocable: { pondId: revocableId, path: '/revocable/notice' },
+    hidden: { privatePath: '/intern/vertraulich', missingPath: '/intern/gibt-es-nicht' },
     archive,
   };
 }
