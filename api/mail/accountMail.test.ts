@@ -56,6 +56,7 @@ async function startHoldingSmtpServer() {
       });
     },
   });
+  server.on('error', () => undefined); // a client that gives up mid-conversation is what this server is for (see api/testing/smtpTestServer.ts)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
   return { port, state, release, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };

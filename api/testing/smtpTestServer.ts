@@ -19,6 +19,8 @@ export interface SmtpTestServer {
   messages: ReceivedMail[];
   /** How many clients have connected so far. */
   readonly connections: number;
+  /** Socket errors of clients that went away mid-conversation (see below): kept, never thrown. */
+  readonly clientErrors: Error[];
   close: () => Promise<void>;
 }
 
@@ -56,6 +58,11 @@ export async function startSmtpTestServer(options: { rejectRecipients?: boolean 
       });
     },
   });
+  // smtp-server re-emits a client's socket error on the server when it happens during a
+  // transaction (a reset after MAIL FROM, as a client that closes on a rejected recipient can
+  // cause under load); without a listener that is an uncaught 'error' that ends the test process.
+  const clientErrors: Error[] = [];
+  server.on('error', (error: Error) => clientErrors.push(error));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
   return {
@@ -64,6 +71,7 @@ export async function startSmtpTestServer(options: { rejectRecipients?: boolean 
     get connections() {
       return connections;
     },
+    clientErrors,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
