@@ -132,6 +132,10 @@ function copyBinaries(nativeDir: string, sharedHome: string, runAs: PostgresUser
     scratch = mkdtempSync(path.join(sharedHome, `.postgres-${version}-`));
     cpSync(nativeDir, scratch, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
     chmodSync(scratch, 0o755);
+    if (isCompleteCopy(target, runAs)) {
+      rmSync(scratch, { recursive: true, force: true }); // another start finished first
+      return target;
+    }
     if (existsSync(target)) rmSync(target, { recursive: true, force: true }); // an incomplete copy
     renameSync(scratch, target);
   } catch (error) {
