@@ -65,7 +65,7 @@ test('as root, a checkout in a mode-0700 home gets a working database, and the n
   }
   // The line a person reads names the cause and where binaries and data are instead.
   assert.match(first.relocation ?? '', new RegExp(`cannot enter ${home} \\(mode 0700\\)`));
-  assert.match(first.relocation ?? '', new RegExp(`binaries are copied to ${shared}/postgres-`));
+  assert.match(first.relocation ?? '', new RegExp(`runs from a copy of its binaries in ${shared}/postgres-`));
   assert.match(first.relocation ?? '', new RegExp(`data is at ${shared}/pg/\\S+ \\(linked from ${dataDir}`));
   assert.ok(!first.relocation!.includes('\n'), 'one line');
   assert.ok(lstatSync(dataDir).isSymbolicLink(), 'DATA_DIR/pg links to the cluster');

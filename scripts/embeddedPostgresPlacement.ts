@@ -59,7 +59,7 @@ export function placeEmbeddedPostgres(request: PlacementRequest): EmbeddedPostgr
   const binariesBlocker = firstBlockedDirectory(path.join(nativeDir, 'bin'), runAs);
   if (binariesBlocker) {
     nativeDir = copyBinaries(request.nativeDir, sharedHome, runAs, binariesBlocker);
-    notes.push(`its binaries are copied to ${nativeDir}`);
+    notes.push(`it runs from a copy of its binaries in ${nativeDir}`);
   }
 
   const data = placeDataDirectory(request.dataDir, sharedHome, runAs, notes);
