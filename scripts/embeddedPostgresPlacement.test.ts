@@ -121,3 +121,16 @@ test('npm start\'s supervisor refuses in that sentence, exits 1 and prints no st
   assert.match(stderr.trim(), new RegExp(`^Embedded Postgres cannot start: .*cannot enter ${home} \\(mode 0700\\).*DATABASE_URL to your own Postgres\\.$`));
   assert.doesNotMatch(stdout + stderr, /^\s+at .+:\d+:\d+\)?$/m, 'no stack frames');
 });
+
+test('a cluster that already lies where Postgres\' user cannot enter is not moved behind the person\'s back: one sentence says how', { skip }, async () => {
+  const { home, checkout, nativeDir } = privateCheckout('home-d');
+  const dataDir = path.join(checkout, 'data', 'pg');
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(path.join(dataDir, 'PG_VERSION'), '18\n'); // made while the home was still open
+  await assert.rejects(startEmbeddedPostgres({ dataDir, port: await freePort(), nativeDir, sharedHome: sharedHome('shared-d') }), (error: unknown) => {
+    assert.ok(error instanceof EmbeddedPostgresUnreachable, String(error));
+    assert.match(error.message, new RegExp(`^Embedded Postgres cannot start: its data in ${dataDir} lies inside ${home} \\(mode 0700\\).*move that directory to .*/shared-d/pg/ and leave a symbolic link in its place`));
+    return true;
+  });
+  assert.ok(lstatSync(dataDir).isDirectory() && !lstatSync(dataDir).isSymbolicLink(), 'the data stays where it was');
+});
