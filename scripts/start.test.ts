@@ -40,11 +40,15 @@ interface Launched {
   treeAtStart: number[];
 }
 
-function launch(how: 'npm start' | 'supervisor'): Launched {
+function launch(how: 'npm start' | 'supervisor' | 'supervisor in a terminal', logLevel = 'warn'): Launched {
   // Neither the test database nor the npm context of the test run leak into the instance.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'DATABASE_URL' && !name.startsWith('npm_')));
-  Object.assign(env, { PORT: String(ports.http), HOST: '127.0.0.1', EMBEDDED_PG_PORT: String(ports.pg), COLLAB_PORT: String(ports.collab), DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
-  const [command, args] = how === 'npm start' ? ['npm', ['start']] : [process.execPath, [path.join(root, 'scripts/start.ts')]];
+  Object.assign(env, { PORT: String(ports.http), HOST: '127.0.0.1', EMBEDDED_PG_PORT: String(ports.pg), COLLAB_PORT: String(ports.collab), DATA_DIR: dataDir, LOG_LEVEL: logLevel });
+  delete env.DT_LOG_FORMAT;
+  const supervisor = [process.execPath, path.join(root, 'scripts/start.ts')];
+  // util-linux `script` runs it with a pseudo-terminal as stdout, as in a person's terminal.
+  const [command, args] =
+    how === 'npm start' ? ['npm', ['start']] : how === 'supervisor' ? [supervisor[0], supervisor.slice(1)] : ['script', ['-qefc', supervisor.map((part) => JSON.stringify(part)).join(' '), '/dev/null']];
   const child = spawn(command as string, args as string[], {
     cwd: root,
     env,
@@ -269,6 +273,19 @@ test('SIGKILL to the supervisor: its services stop on their own; the next start 
   await waitUntilReady(next);
   assert.equal(isRunning(postmaster), false, 'the orphaned Postgres was stopped');
   await stopAndExpectNothingLeft(next, next.process.pid!, 'SIGTERM');
+});
+
+test('in a terminal every process logs human-readable lines, and at LOG_LEVEL=info no line per request', { timeout: 120_000 }, async () => {
+  const instance = launch('supervisor in a terminal', 'info');
+  await waitUntilReady(instance);
+  const lines = instance.output().replaceAll('\r', '').replace(/\x1b\[[0-9;]*m/g, '').split('\n');
+  for (const [service, message] of [['supervisor', 'Dorfteich is starting'], ['api', 'api listening'], ['collab', 'collab listening'], ['worker', 'worker running']]) {
+    assert.ok(lines.some((line) => new RegExp(`^\\[\\d\\d:\\d\\d:\\d\\d\\] INFO \\(${service}\\): ${message}`).test(line)), `${service}: ${message}\n${lines.join('\n')}`);
+  }
+  assert.deepEqual(lines.filter((line) => line.startsWith('{')), [], 'no JSON lines');
+  // The ready line came after the API answered /readyz and /setup: neither is a line at info.
+  assert.deepEqual(lines.filter((line) => /\b(GET|POST) \/\S* \d{3}\b/.test(line)), [], 'no request lines');
+  await stopAndExpectNothingLeft(instance, treeMember(instance, 'scripts/start.ts')!, 'SIGTERM');
 });
 
 test('the Docker image runs the supervisor itself in exec form, so `docker stop` signals it and not npm or a shell', () => {

@@ -16,14 +16,16 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadConfigOrExit } from '../api/config.ts';
 import { createSequelize } from '../api/db/database.ts';
 import { migrateToLatest } from '../api/db/migrator.ts';
-import { createLogger } from '../api/logger.ts';
-import { ensureDatabase, leaveSignalsToCaller, startEmbeddedPostgres, type EmbeddedPostgresHandle } from './embeddedPostgres.ts';
+import { createLogger, LOG_FORMAT_VARIABLE, logFormat } from '../api/logger.ts';
+import { EmbeddedPostgresUnreachable, ensureDatabase, leaveSignalsToCaller, startEmbeddedPostgres, type EmbeddedPostgresHandle } from './embeddedPostgres.ts';
 import { serviceNodeFlags } from './serviceNodeFlags.ts';
 import { announceWhenReady } from './startAnnouncement.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel, 'supervisor');
+/** Our terminal decides how every process logs (their stdout need not be one). */
+const childEnv = { ...process.env, [LOG_FORMAT_VARIABLE]: logFormat() };
 
 /** The backup sidecar joins later. */
 const SERVICES = [
@@ -42,6 +44,8 @@ const LIFELINE = pathToFileURL(path.join(root, 'scripts/startChildLifeline.ts'))
 let stopping = false;
 const children = new Map<string, ChildProcess>();
 let embedded: EmbeddedPostgresHandle | null = null;
+/** Why the start failed, printed as the very last line. */
+let refusal: string | null = null;
 
 leaveSignalsToCaller();
 for (const signal of STOP_SIGNALS) process.on(signal, () => void stopEverything(signal));
@@ -49,7 +53,20 @@ watchNpm();
 
 mkdirSync(config.dataDir, { recursive: true });
 const startup = startUp();
-await startup;
+await startup.catch(refuseToStart);
+
+/**
+ * A start that cannot work ends with one sentence naming the cause and the fix, exit 1, never
+ * a stack trace (that goes to the debug log for whoever digs deeper).
+ */
+async function refuseToStart(error: unknown): Promise<void> {
+  if (stopping) return;
+  const sentence = error instanceof EmbeddedPostgresUnreachable ? error.message : `Dorfteich could not start: ${error instanceof Error ? error.message : String(error)}`;
+  logger.debug({ err: error }, 'start-up failed');
+  refusal = sentence;
+  process.exitCode = 1;
+  await stopEverything('start-up failed');
+}
 
 async function startUp(): Promise<void> {
   const built = await runChild('build-site', 'scripts/build-site.ts');
@@ -64,6 +81,8 @@ async function startUp(): Promise<void> {
     const pgDir = path.join(config.dataDir, 'pg');
     logger.info({ dataDir: pgDir, port: config.embeddedPgPort }, 'starting embedded Postgres');
     embedded = await startEmbeddedPostgres({ dataDir: pgDir, port: config.embeddedPgPort, onLog: (line) => logger.debug({ postgres: line }) });
+    // Running as root with the checkout where Postgres' user cannot go: where its things are instead.
+    if (embedded.relocation) process.stdout.write(`${embedded.relocation}\n`);
     // Without its database nothing works: stop everything and exit non-zero, so a process
     // manager (systemd, Docker) restarts the whole service.
     embedded.onUnexpectedExit((code, signal) => {
@@ -92,7 +111,7 @@ async function startUp(): Promise<void> {
 
 /** Runs a one-off script to its end (stoppable like the services); resolves with its success. */
 function runChild(name: string, entry: string): Promise<boolean> {
-  const child = spawn(process.execPath, [path.join(root, entry)], { cwd: root, stdio: 'inherit' });
+  const child = spawn(process.execPath, [path.join(root, entry)], { cwd: root, env: childEnv, stdio: 'inherit' });
   children.set(name, child);
   return new Promise((resolve) => {
     child.once('error', () => resolve(false));
@@ -108,7 +127,7 @@ function startService(service: (typeof SERVICES)[number], databaseUrl: string, a
   const startedAt = Date.now();
   const child = spawn(process.execPath, [...serviceNodeFlags(), '--import', LIFELINE, path.join(root, service.entry)], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrl },
+    env: { ...childEnv, DATABASE_URL: databaseUrl },
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
   });
   children.set(service.name, child);
@@ -155,6 +174,9 @@ async function stopEverything(reason: string): Promise<void> {
   await stopChildren();
   await embedded?.stop();
   logger.info('Dorfteich stopped');
+  // After the log lines still on their way, so the cause is the last thing a person reads.
+  if (refusal) await new Promise<void>((resolve) => logger.flush(() => resolve()));
+  if (refusal) process.stderr.write(`${refusal}\n`);
   process.exit();
 }
 
