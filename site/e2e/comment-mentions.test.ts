@@ -38,6 +38,26 @@ async function mentionsOf(client: TestClient, pageId: string): Promise<any[]> {
 /** Whether an element has a background of its own (the chip), not a transparent one. */
 const hasBackground = (locator: Locator) => locator.evaluate((element) => getComputedStyle(element).backgroundColor !== 'rgba(0, 0, 0, 0)');
 
+/** Selects `text` in the editor through the DOM selection, which the editor follows. */
+async function selectInEditor(page: Page, text: string): Promise<void> {
+  await editorContent(page).evaluate((element, wanted) => {
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const index = node.textContent!.indexOf(wanted);
+      if (index < 0) continue;
+      (element as HTMLElement).focus();
+      const range = document.createRange();
+      range.setStart(node, index);
+      range.setEnd(node, index + wanted.length);
+      window.getSelection()!.removeAllRanges();
+      window.getSelection()!.addRange(range);
+      return;
+    }
+    throw new Error(`"${wanted}" is not in the editor`);
+  }, text);
+  await page.waitForTimeout(100);
+}
+
 async function activeOptionText(page: Page, field: Locator): Promise<string | null> {
   const id = await field.getAttribute('aria-activedescendant');
   return id ? page.locator(`[id="${id}"]`).textContent() : null;
@@ -69,6 +89,20 @@ describe('mentions', () => {
         assert.equal(await chip.evaluate((element) => getComputedStyle(element).whiteSpace), 'nowrap');
         await chip.scrollIntoViewIfNeeded();
         await session.check('editor-chip');
+
+        // The editor's form for a comment on a passage lists them too; Escape closes the list first, then the form.
+        await selectInEditor(page, 'about the inlet');
+        if (shape.isMobile) await page.getByRole('toolbar', { name: t('editor.toolbar') }).getByRole('button', { name: t('editor.comment') }).click();
+        else await page.keyboard.press('Control+Alt+M');
+        const passageForm = page.locator('.new-comment');
+        const passageField = passageForm.getByLabel(t('comments.newLabel'));
+        await passageField.pressSequentially('@vera');
+        await passageForm.getByRole('listbox', { name: t('comments.mentionList') }).getByRole('option', { name: /Vera Lindqvist/ }).waitFor();
+        await page.keyboard.press('Escape');
+        await passageForm.getByRole('listbox').waitFor({ state: 'detached' });
+        assert.equal(await passageForm.count(), 1, 'the first Escape closes only the list');
+        await page.keyboard.press('Escape');
+        await passageForm.waitFor({ state: 'detached' });
 
         // A comment on the whole page: @ lists the members, the field points at the current one.
         await openCommentsTab(session, shape);
