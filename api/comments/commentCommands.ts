@@ -7,6 +7,11 @@
  * in the same transaction. A new comment also notifies the watchers of the page and its pond
  * and, when the author's preference says so, makes the author a watcher of the page.
  *
+ * Mentions (`[@Ann](dt-mention:id)` in a body) notify the mentioned as `mentioned`, in the
+ * write's transaction: a new comment everyone it mentions, an edit only those it mentions
+ * now and did not before (an edit that keeps a mention does not repeat it). The fan-out
+ * leaves out the author and whoever may not read the page.
+ *
  * Locks: the page row FOR KEY SHARE (a purge waits; a comment never lands on a page that is
  * gone), a reply's root FOR SHARE (a delete of the thread waits, or the reply sees it gone),
  * a comment to edit, delete or resolve FOR UPDATE. A reply's foreign key takes a key-share lock
@@ -17,7 +22,7 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { ApiError, notFound } from '../http/apiError.ts';
 import { autoWatchPage, notifyPageEvent } from '../notifications/notificationFanOut.ts';
 import { queuePageChanges } from '../publicPages/publicDocumentQueue.ts';
-import { commentExcerpt, prepareCommentBody, type CommentAnchor } from './commentContent.ts';
+import { commentExcerpt, mentionedUserIds, prepareCommentBody, type CommentAnchor } from './commentContent.ts';
 
 export interface CreateCommentInput {
   page: { id: string; pondId: string };
@@ -34,15 +39,26 @@ interface LockedComment {
   page_id: string;
   parent_id: string | null;
   author_id: string;
+  body: string;
 }
 
 async function lockComment(sequelize: Sequelize, commentId: string, transaction: Transaction, mode: 'UPDATE' | 'SHARE'): Promise<LockedComment | null> {
-  const [row] = await sequelize.query<LockedComment>(`SELECT id, pond_id, page_id, parent_id, author_id FROM comments WHERE id = :commentId FOR ${mode}`, {
+  const [row] = await sequelize.query<LockedComment>(`SELECT id, pond_id, page_id, parent_id, author_id, body FROM comments WHERE id = :commentId FOR ${mode}`, {
     replacements: { commentId },
     type: QueryTypes.SELECT,
     transaction,
   });
   return row ?? null;
+}
+
+/** `mentioned` for `recipientIds` (the fan-out drops the author and those who may not read the page). */
+async function notifyMentioned(sequelize: Sequelize, mention: { pageId: string; authorId: string; commentId: string; body: string; recipientIds: string[] }, transaction: Transaction): Promise<void> {
+  if (mention.recipientIds.length === 0) return;
+  await notifyPageEvent(
+    sequelize,
+    { type: 'mentioned', pageId: mention.pageId, actorIds: [mention.authorId], recipientIds: mention.recipientIds, commentId: mention.commentId, commentExcerpt: commentExcerpt(mention.body) },
+    transaction,
+  );
 }
 
 async function queueDocumentOf(comment: { pond_id: string; page_id: string }, transaction: Transaction): Promise<void> {
@@ -86,6 +102,7 @@ export async function createComment(sequelize: Sequelize, input: CreateCommentIn
     );
     const commentId = created!.id;
     await notifyPageEvent(sequelize, { type: 'comment', pageId: input.page.id, actorIds: [input.authorId], commentId, commentExcerpt: commentExcerpt(body) }, transaction);
+    await notifyMentioned(sequelize, { pageId: input.page.id, authorId: input.authorId, commentId, body, recipientIds: mentionedUserIds(body) }, transaction);
     await autoWatchPage(sequelize, { userId: input.authorId, pageId: input.page.id, pondId: input.page.pondId, preference: 'onComment' }, transaction);
     await queueDocumentOf({ pond_id: input.page.pondId, page_id: input.page.id }, transaction);
     return commentId;
@@ -103,6 +120,9 @@ export async function editComment(sequelize: Sequelize, input: { commentId: stri
       replacements: { commentId: comment.id, body, bodyHtml },
       transaction,
     });
+    const before = new Set(mentionedUserIds(comment.body));
+    const added = mentionedUserIds(body).filter((id) => !before.has(id));
+    await notifyMentioned(sequelize, { pageId: comment.page_id, authorId: comment.author_id, commentId: comment.id, body, recipientIds: added }, transaction);
     await queueDocumentOf(comment, transaction);
   });
 }

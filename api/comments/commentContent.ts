@@ -7,10 +7,14 @@
  * each end base64 of `Y.encodeRelativePosition(...)`, plus the passage's text at creation, so
  * a thread whose passage was deleted can still say what it was about. The server keeps it
  * opaque and checks only its shape and size.
+ *
+ * A body mentions people as pages do, with the page dialect's link `[@Ann](dt-mention:<userId>)`
+ * (the comment renderer turns it into the same chip); `mentionedUserIds` reads them back.
  */
 import { z } from 'zod';
 import { extract, markdownToDocument, renderCommentHtml } from '../../content-pipeline/index.ts';
 import { ApiError } from '../http/apiError.ts';
+import { isUuid } from '../policies/accessPolicy.ts';
 import { storableString } from '../http/fieldSchemas.ts';
 
 /** Characters (UTF-16 code units, as a browser's `value.length` counts them) after trimming. */
@@ -63,4 +67,9 @@ export function commentExcerpt(body: string, limit = COMMENT_EXCERPT_LENGTH): st
   const cut = flat.slice(0, limit - 1).replace(/[\uD800-\uDBFF]$/, '');
   const space = cut.lastIndexOf(' ');
   return `${(space > limit / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/** The distinct users a body mentions, lowercased, in the order they appear. */
+export function mentionedUserIds(body: string): string[] {
+  return [...new Set(extract(markdownToDocument(body)).mentions.filter(isUuid).map((id) => id.toLowerCase()))];
 }

@@ -39,4 +39,13 @@ describe('renderCommentHtml', () => {
       '<p><strong>Title</strong></p>\n<p>a | b</p>\n<p>1 | 2</p>\n<ul>\n<li>[x] done</li>\n</ul>',
     );
   });
+
+  it('renders a mention as the chip pages show, its label as plain text; a mention of no user id stays text', () => {
+    const id = '0b5c1f3e-1111-4222-8333-444455556666';
+    assert.equal(renderCommentHtml(`Hi [@Vera **M**](dt-mention:${id})!`), `<p>Hi <span class="dt-mention" data-dt-mention="${id}">@Vera M</span>!</p>`);
+    assert.equal(renderCommentHtml('[@x](dt-mention:javascript:alert(1))'), '<p>@x</p>');
+    // Typed HTML cannot make a chip; inline code keeps the Markdown as written.
+    assert.equal(renderCommentHtml(`<span class="dt-mention" data-dt-mention="${id}">x</span>`), `<p>&#x3C;span class="dt-mention" data-dt-mention="${id}">x&#x3C;/span></p>`);
+    assert.equal(renderCommentHtml(`\`[@a](dt-mention:${id})\``), `<p><code>[@a](dt-mention:${id})</code></p>`);
+  });
 });

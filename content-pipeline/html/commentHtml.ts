@@ -12,6 +12,7 @@ import remarkRehype from 'remark-rehype';
 import { unified } from 'unified';
 import rehypeCommentLinkRel from './rehypeCommentLinkRel.ts';
 import remarkCommentBlocks from './remarkCommentBlocks.ts';
+import remarkCommentMentions from './remarkCommentMentions.ts';
 import remarkImagesAsLinks from './remarkImagesAsLinks.ts';
 // Shared with the page Markdown reader: the same "raw HTML stays visible text" rule.
 import remarkRawHtmlAsText from '../markdown/remarkRawHtmlAsText.ts';
@@ -23,6 +24,7 @@ import { commentSanitizeSchema } from './sanitizeSchema.ts';
  * 2. remarkRawHtmlAsText: raw HTML → text before remark-rehype, which would drop it;
  * 3. remarkImagesAsLinks: comments show no images, but keep the reference;
  * 4. remarkCommentBlocks: headings, tables and task boxes into allowed elements and text;
+ *    remarkCommentMentions: `[@Ann](dt-mention:id)` into the mention chip pages render;
  * 5. remark-rehype WITHOUT allowDangerousHtml: nothing raw can reach the HTML tree;
  * 6. rehype-sanitize with the comment schema: the allowlist and URL schemes;
  * 7. rehypeCommentLinkRel: after sanitizing, so our `rel` is the only one;
@@ -35,6 +37,7 @@ export function createCommentHtmlProcessor() {
     .use(remarkRawHtmlAsText)
     .use(remarkImagesAsLinks)
     .use(remarkCommentBlocks)
+    .use(remarkCommentMentions)
     .use(remarkRehype)
     .use(rehypeSanitize, commentSanitizeSchema)
     .use(rehypeCommentLinkRel)

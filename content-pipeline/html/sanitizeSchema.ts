@@ -89,12 +89,13 @@ export const pageSanitizeSchema: Schema = {
 };
 
 /**
- * Comment bodies: p, br, strong, em, del, code, pre, blockquote, ul, ol, li and a[href].
+ * Comment bodies: p, br, strong, em, del, code, pre, blockquote, ul, ol, li, a[href] and the
+ * mention chip (span.dt-mention, remarkCommentMentions.ts).
  * `rel` is added after sanitizing (rehypeCommentLinkRel.ts), so it is not allowed as input.
  */
 export const commentSanitizeSchema: Schema = {
   strip: STRIP_WITH_CONTENT,
-  tagNames: ['p', 'br', 'strong', 'em', 'del', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a'],
+  tagNames: ['p', 'br', 'strong', 'em', 'del', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a', 'span'],
   clobber: ['name', 'id'],
   clobberPrefix: 'user-content-',
   allowComments: false,
@@ -105,5 +106,6 @@ export const commentSanitizeSchema: Schema = {
   attributes: {
     a: ['href'],
     ol: ['start'],
+    span: [['className', 'dt-mention'], ['dataDtMention', /^[0-9a-f-]{36}$/]],
   },
 };
