@@ -295,7 +295,7 @@ describe('grants, access rules and effective permissions', () => {
       assert.deepEqual(signedIn.body.write, { allowed: false, level: 'none', reason: 'no_grant', grant: null });
       const closed = (await explain('subjectType=public')).body;
       assert.deepEqual(closed.subject, { type: 'public', id: null, displayName: 'Everyone (public, without signing in)' });
-      assert.deepEqual(closed.read, { allowed: false, level: 'none', reason: 'no_grant', grant: null });
+      assert.deepEqual(closed.read, { allowed: false, level: 'none', reason: 'no_grant', grant: null, abovePageGrant: null });
       const labelled = await seedPage(pond.id, 'Labelled');
       await seedPageLabels(labelled, [intern]);
       const publicLabel = await seedGrant(pond.id, { subject: { type: 'public' }, role: 'reader', scope: { type: 'label', id: team.id } });
