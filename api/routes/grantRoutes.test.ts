@@ -292,7 +292,7 @@ describe('grants, access rules and effective permissions', () => {
       assert.deepEqual(signedIn.body.subject, { type: 'signed-in', id: null, displayName: 'Alle angemeldeten Benutzer' });
       assert.deepEqual([signedIn.body.read.allowed, signedIn.body.read.level, signedIn.body.read.grant.id], [true, 'pond', signedInRead.id]);
       assert.equal(signedIn.body.read.grant.subject.displayName, 'Alle angemeldeten Benutzer');
-      assert.deepEqual(signedIn.body.write, { allowed: false, level: 'none', reason: 'no_grant', grant: null });
+      assert.deepEqual(signedIn.body.write, { allowed: false, level: 'none', reason: 'no_grant', grant: null, abovePageGrant: null });
       const closed = (await explain('subjectType=public')).body;
       assert.deepEqual(closed.subject, { type: 'public', id: null, displayName: 'Everyone (public, without signing in)' });
       assert.deepEqual(closed.read, { allowed: false, level: 'none', reason: 'no_grant', grant: null, abovePageGrant: null });
