@@ -119,6 +119,7 @@ describe('access rules and the explainer', () => {
         assert.equal(await where.inputValue(), 'section');
         const labelName = form.getByLabel(t('access.sectionLabel'));
         assert.equal(await labelName.inputValue(), 'Handbook', 'the label is named after the page');
+        assert.ok(await labelName.evaluate((input) => input === document.activeElement), 'focus moved on to the label name, not lost with the button');
         await labelName.fill('Public handbook');
         await form.getByText(t('access.sectionLabelHint', { count: 2 })).waitFor();
         await session.check('section');
