@@ -27,7 +27,7 @@ export async function listGrants(pondId: string): Promise<Grant[]> {
   return Grant.findAll({ where: { pondId }, order: [['createdAt', 'ASC'], ['id', 'ASC']] });
 }
 
-function unknownReference(path: 'subject.id' | 'scope.id', locale: Locale): ApiError {
+export function unknownReference(path: 'subject.id' | 'scope.id', locale: Locale): ApiError {
   const message = apiText(path === 'subject.id' ? 'field.unknown_account' : 'field.unknown_scope', locale);
   return new ApiError('validation_failed', 400, { fields: [{ path, code: 'unknown_reference', message }] });
 }
@@ -44,7 +44,7 @@ async function assertReferencesExist(pondId: string, input: GrantInput, locale: 
   if (!found) throw unknownReference('scope.id', await locale());
 }
 
-function auditDetailsOf(grant: Grant): Record<string, unknown> {
+export function auditDetailsOf(grant: Grant): Record<string, unknown> {
   const view = presentGrant(grant);
   return { pondId: view.pondId, grantId: view.id, subject: view.subject, role: view.role, scope: view.scope, effect: view.effect };
 }

@@ -7,6 +7,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { notFound } from '../http/apiError.ts';
 import type { Page, Pond } from '../models/index.ts';
 import type { SubjectAccess } from '../policies/accessPolicy.ts';
+import { pagePubliclyReadable } from '../policies/publicReading.ts';
 import { presentPageDetail, type PageDetailView } from '../presenters/pagePresenter.ts';
 
 interface DetailRow {
@@ -34,5 +35,6 @@ export async function loadPageDetail(sequelize: Sequelize, page: Page, access: S
     labelIds: row.label_ids,
     parentReadable,
     canWrite: access.page(page, 'write').allowed,
+    publicRead: pagePubliclyReadable(access.data, page),
   });
 }

@@ -3,11 +3,11 @@
  * the grant resolver itself (SubjectAccess), never from a second reading of the grants, so
  * the explanation cannot drift from what the policy enforces.
  */
-import type { Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import { ApiError, notFound } from '../http/apiError.ts';
 import type { Locale } from '../i18n/locale.ts';
 import { Grant, Page, User, type Pond } from '../models/index.ts';
-import { pseudoSubjectName, presentVerdict, type VerdictView } from '../presenters/grantPresenter.ts';
+import { pseudoSubjectName, presentVerdict, type AccessRuleView, type VerdictView } from '../presenters/grantPresenter.ts';
 import { presentPageReference } from '../presenters/pagePresenter.ts';
 import { ANONYMOUS, SubjectAccess, type AccessSubject, type PageState, type PondAccessData, type Verdict } from './grantResolution.ts';
 import { isUuid } from './accessPolicy.ts';
@@ -42,12 +42,44 @@ export interface EffectivePermissionsQuery {
   pageId?: string | undefined;
 }
 
+/**
+ * A verdict on a page, and, when it refuses, the rule on the nearest page above that allows
+ * there: page-scope rules do not reach the pages inside (the resolver reads page, label,
+ * pond), which an admin who set a rule on the parent needs to be told.
+ */
+export type ExplainedVerdictView = VerdictView & { abovePageGrant: AccessRuleView | null };
+
 export interface EffectivePermissionsView {
   subject: { type: ExplainedSubjectType; id: string | null; displayName: string };
   page: { id: string; title: string; slug: string; trashed: boolean } | null;
-  read: VerdictView;
-  write: VerdictView;
+  read: ExplainedVerdictView;
+  write: ExplainedVerdictView;
   admin: boolean;
+}
+
+/** The page's ancestors, nearest first (the tree is at most 6 deep; 64 guards a broken chain). */
+async function ancestorsOf(sequelize: Sequelize, page: Page): Promise<PageState[]> {
+  if (!page.parentId) return [];
+  const rows = await sequelize.query<{ id: string; trashed_at: Date | null }>(
+    `WITH RECURSIVE chain AS (
+       SELECT id, parent_id, trashed_at, 1 AS distance FROM pages WHERE id = :parentId
+       UNION ALL
+       SELECT p.id, p.parent_id, p.trashed_at, chain.distance + 1 FROM pages p JOIN chain ON p.id = chain.parent_id WHERE chain.distance < 64
+     )
+     SELECT id, trashed_at FROM chain ORDER BY distance`,
+    { replacements: { parentId: page.parentId }, type: QueryTypes.SELECT },
+  );
+  return rows.map((row) => ({ id: row.id, trashedAt: row.trashed_at }));
+}
+
+/** The page-scope allow on the nearest ancestor that decides `capability` there, for a refused verdict. */
+function abovePageAllow(access: SubjectAccess, verdict: Verdict, ancestors: readonly PageState[], capability: 'read' | 'write'): Verdict['grant'] {
+  if (verdict.allowed) return null;
+  for (const ancestor of ancestors) {
+    const there = access.page(ancestor, capability);
+    if (there.allowed && there.level === 'page' && there.grant) return there.grant;
+  }
+  return null;
 }
 
 export async function explainEffectivePermissions(
@@ -68,8 +100,12 @@ export async function explainEffectivePermissions(
   }
   const data = await loadPondAccess(sequelize, pond.id);
   if (!data) throw notFound();
-  const verdicts = resolveVerdicts(data, explainedSubject(query.subjectType, user), page);
-  const decidingIds = [...new Set([verdicts.read.grant?.id, verdicts.write.grant?.id].filter((id): id is string => id !== undefined))];
+  const subject = explainedSubject(query.subjectType, user);
+  const verdicts = resolveVerdicts(data, subject, page);
+  const access = new SubjectAccess(data, subject);
+  const ancestors = page ? await ancestorsOf(sequelize, page) : [];
+  const above = { read: abovePageAllow(access, verdicts.read, ancestors, 'read'), write: abovePageAllow(access, verdicts.write, ancestors, 'write') };
+  const decidingIds = [...new Set([verdicts.read.grant?.id, verdicts.write.grant?.id, above.read?.id, above.write?.id].filter((id): id is string => id !== undefined))];
   const language = await locale();
   const decidingGrants = decidingIds.length > 0 ? await Grant.findAll({ where: { id: decidingIds, pondId: pond.id } }) : [];
   const rules = new Map((await describeGrants(pond, decidingGrants, language)).map((rule) => [rule.id, rule]));
@@ -80,8 +116,8 @@ export async function explainEffectivePermissions(
       displayName: user ? user.displayName : pseudoSubjectName(query.subjectType as 'signed-in' | 'public', language),
     },
     page: page ? { ...presentPageReference(page), trashed: page.trashedAt !== null } : null,
-    read: presentVerdict(verdicts.read, rules),
-    write: presentVerdict(verdicts.write, rules),
+    read: { ...presentVerdict(verdicts.read, rules), abovePageGrant: above.read ? (rules.get(above.read.id) ?? null) : null },
+    write: { ...presentVerdict(verdicts.write, rules), abovePageGrant: above.write ? (rules.get(above.write.id) ?? null) : null },
     admin: verdicts.admin,
   };
 }

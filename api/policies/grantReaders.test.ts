@@ -20,6 +20,7 @@ const ALLOWED: Record<string, string> = {
   'api/commands/accountCreator.ts': 'creates the owner grant of a personal pond',
   'api/commands/pondCommands.ts': 'creates the owner grant of a shared pond',
   'api/commands/grantCommands.ts': 'grant CRUD',
+  'api/commands/sectionGrantCommands.ts': 'creates the label-scope grant of a page and its sub-pages, or keeps the identical one',
   'api/commands/membershipCommands.ts': 'member rows and seat counts (roles as granted, not access)',
   'api/commands/accountDeletion.ts': 'removes every grant naming a deleted account',
   'api/models/grant.ts': 'the model',
@@ -80,6 +81,8 @@ const MAY_READ_GRANT_FIELDS: Record<string, string> = {
   'api/routes/grantRoutes.ts': 'checks the effective-permissions query (its subjectType names who to explain)',
   'editor/src/ponds/AccessRules.svelte': 'words a rule as the API described it (allow or deny), deciding nothing',
   'editor/src/ponds/PermissionExplainer.svelte': 'words the deciding rule the API named (allow or deny), deciding nothing',
+  'editor/src/ponds/accessViews.ts': 'words a rule as the API described it (allow or deny), for both of the above',
+  'api/commands/sectionGrantCommands.ts': 'a rule of the other effect on the same label is a uniqueness conflict (409), deciding no access',
 };
 
 test('no file outside the policy module interprets grants', () => {

@@ -28,6 +28,8 @@ export interface PageDetailView extends PageView {
   /** Sorted, so clients and tests can compare sets as arrays. */
   labelIds: string[];
   canWrite: boolean;
+  /** Whether the public (anonymous visitors) may read the page: the app's "Public" badge. */
+  publicRead: boolean;
   pond: { id: string; slug: string; name: string };
 }
 
@@ -81,6 +83,7 @@ export interface PageDetailContext {
   labelIds: readonly string[];
   parentReadable: boolean;
   canWrite: boolean;
+  publicRead: boolean;
 }
 
 export function presentPageDetail(page: PageFields, context: PageDetailContext): PageDetailView {
@@ -88,6 +91,7 @@ export function presentPageDetail(page: PageFields, context: PageDetailContext):
     ...presentPage(page, context.parentReadable),
     labelIds: [...context.labelIds].sort(),
     canWrite: context.canWrite,
+    publicRead: context.publicRead,
     pond: { id: context.pond.id, slug: context.pond.slug, name: context.pond.name },
   };
 }

@@ -1,6 +1,7 @@
 import type { Pond, PondRole, User } from '../models/index.ts';
 import { withFontDefaults, type PondFonts } from '../ponds/fontCatalog.ts';
 import { withSettingDefaults, type PondSettings } from '../ponds/pondSettings.ts';
+import type { PublicReading } from '../policies/publicReading.ts';
 
 /** One entry of `GET /ponds`. */
 export interface PondSummaryView {
@@ -27,6 +28,8 @@ export interface PondOwnerView {
 export interface PondViewer {
   role: PondRole | null;
   capabilities: { write: boolean; admin: boolean };
+  /** What the public may read of the pond (policies/publicReading.ts): the same for every caller. */
+  publicReading: PublicReading;
 }
 
 /** `GET /ponds/:id` and the answer of every pond write. */
@@ -43,6 +46,8 @@ export interface PondView {
   fonts: PondFonts;
   role: PondRole | null;
   capabilities: { write: boolean; admin: boolean };
+  /** `pond`: the public reads the whole pond; `pages`: some pages; null: nothing (the app's "Public" badge). */
+  publicReading: PublicReading;
   trashedAt: string | null;
   createdAt: string;
   updatedAt: string;
@@ -60,6 +65,7 @@ export function presentPond(pond: Pond, owner: Pick<User, 'id' | 'username' | 'd
     fonts: withFontDefaults(pond.fonts ?? {}),
     role: viewer.role,
     capabilities: { ...viewer.capabilities },
+    publicReading: viewer.publicReading,
     trashedAt: pond.trashedAt?.toISOString() ?? null,
     createdAt: pond.createdAt.toISOString(),
     updatedAt: pond.updatedAt.toISOString(),

@@ -292,10 +292,10 @@ describe('grants, access rules and effective permissions', () => {
       assert.deepEqual(signedIn.body.subject, { type: 'signed-in', id: null, displayName: 'Alle angemeldeten Benutzer' });
       assert.deepEqual([signedIn.body.read.allowed, signedIn.body.read.level, signedIn.body.read.grant.id], [true, 'pond', signedInRead.id]);
       assert.equal(signedIn.body.read.grant.subject.displayName, 'Alle angemeldeten Benutzer');
-      assert.deepEqual(signedIn.body.write, { allowed: false, level: 'none', reason: 'no_grant', grant: null });
+      assert.deepEqual(signedIn.body.write, { allowed: false, level: 'none', reason: 'no_grant', grant: null, abovePageGrant: null });
       const closed = (await explain('subjectType=public')).body;
       assert.deepEqual(closed.subject, { type: 'public', id: null, displayName: 'Everyone (public, without signing in)' });
-      assert.deepEqual(closed.read, { allowed: false, level: 'none', reason: 'no_grant', grant: null });
+      assert.deepEqual(closed.read, { allowed: false, level: 'none', reason: 'no_grant', grant: null, abovePageGrant: null });
       const labelled = await seedPage(pond.id, 'Labelled');
       await seedPageLabels(labelled, [intern]);
       const publicLabel = await seedGrant(pond.id, { subject: { type: 'public' }, role: 'reader', scope: { type: 'label', id: team.id } });

@@ -4,12 +4,14 @@
  */
 import { z } from 'zod';
 import { createGrant, deleteGrant, listGrants } from '../commands/grantCommands.ts';
+import { createSectionGrant } from '../commands/sectionGrantCommands.ts';
 import { notFound } from '../http/apiError.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import { isUuid } from '../policies/accessPolicy.ts';
 import { explainEffectivePermissions } from '../policies/accessExplanation.ts';
 import { describeGrants } from '../policies/accessRuleNames.ts';
 import { presentGrant } from '../presenters/grantPresenter.ts';
+import { labelColor, labelName } from './labelRoutes.ts';
 
 const subjectSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('user'), id: z.uuid() }),
@@ -36,6 +38,22 @@ const createGrantBody = z
       context.addIssue({ code: 'custom', path: ['role'], input: grant.role });
     }
   });
+
+/**
+ * A page and the pages inside it (`POST /ponds/:id/grants/page-section`): the label to put on
+ * them by name (a root label of that name is reused), its colour if it is new, and the rule.
+ * Label-scope rules stop at editor: pond_admin is a pond-scope role.
+ */
+const pageSectionGrantBody = z.object({
+  pageId: z.uuid().transform((id) => id.toLowerCase()),
+  label: z.object({ name: labelName, color: labelColor.optional() }),
+  subject: subjectSchema,
+  role: z.enum(['editor', 'reader']),
+  effect: z.enum(['allow', 'deny']),
+});
+
+/** The colour a label made here gets unless one is given (the first of the label editor's palette). */
+const SECTION_LABEL_COLOR = '#1b6480';
 
 const effectivePermissionsQuery = z
   .object({
@@ -78,6 +96,18 @@ export const grantRoutes: AnyRoute[] = [
     handler: async ({ body, actor, req, resource, locale }) => {
       const grant = await createGrant(resource.pond.id, body, { actor: actor.user, ip: req.ip, locale });
       return { status: 201, body: presentGrant(grant) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/ponds/:id/grants/page-section',
+    access: { kind: 'pond', capability: 'admin' },
+    body: pageSectionGrantBody,
+    handler: async ({ body, actor, req, resource, services, locale }) => {
+      const { pageId, label, subject, role, effect } = body;
+      const input = { pageId, labelName: label.name, labelColor: label.color ?? SECTION_LABEL_COLOR, subject, role, effect };
+      const result = await createSectionGrant(services.sequelize, resource.pond.id, input, { actor: actor.user, ip: req.ip, locale });
+      return { status: 201, body: result };
     },
   }),
   defineRoute({

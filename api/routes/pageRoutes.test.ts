@@ -11,7 +11,7 @@ import { invalidateAllPondAccess } from '../policies/pondAccessCache.ts';
 import { seedGrant, seedLabel, seedPage, seedPageLabels } from '../testing/accessFixtures.ts';
 import { assertError, assertFieldError, MISSING_UUID, PAGE_VIEW_KEYS, usePondCast } from '../testing/pondTestSetup.ts';
 
-const DETAIL_VIEW_KEYS = [...PAGE_VIEW_KEYS, 'canWrite', 'labelIds', 'pond'].sort();
+const DETAIL_VIEW_KEYS = [...PAGE_VIEW_KEYS, 'canWrite', 'labelIds', 'pond', 'publicRead'].sort();
 
 describe('pages', () => {
   const cast = usePondCast();

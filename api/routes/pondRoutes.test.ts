@@ -103,6 +103,7 @@ describe('ponds', () => {
         fonts: DEFAULT_FONTS,
         role: 'pond_admin',
         capabilities: { write: true, admin: true },
+        publicReading: null,
         trashedAt: null,
         createdAt: view.createdAt,
         updatedAt: view.updatedAt,

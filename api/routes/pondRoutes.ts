@@ -9,9 +9,10 @@ import type { Actor } from '../auth/authenticateRequest.ts';
 import { createSharedPond, restorePond, trashPond, updatePond, type PondActor } from '../commands/pondCommands.ts';
 import { renderReadsOf } from '../http/inProcessFetch.ts';
 import { defineRoute, rememberPondsOfRender, type AnyRoute } from '../http/routeTable.ts';
-import { User, type Pond } from '../models/index.ts';
+import { Pond, User } from '../models/index.ts';
 import { listMemberPonds, seesPondAsMember, subjectAccessTo, type AccessSubject, type SubjectAccess } from '../policies/accessPolicy.ts';
 import { ownPondRole } from '../policies/membership.ts';
+import { pondPublicReading } from '../policies/publicReading.ts';
 import { FONT_CATALOG, fontIdSchema } from '../ponds/fontCatalog.ts';
 import { pondSettingsPatchSchema } from '../ponds/pondSettings.ts';
 import { pondSlugSchema } from '../ponds/reservedSlugs.ts';
@@ -38,14 +39,18 @@ const updatePondBody = z
 
 const listQuery = z.object({ trashed: z.enum(['true', 'false']).optional() });
 
-function viewerOf(access: SubjectAccess): PondViewer {
-  return { role: ownPondRole(access), capabilities: { write: access.pond('write').allowed, admin: access.pond('admin').allowed } };
+async function viewerOf(access: SubjectAccess): Promise<PondViewer> {
+  return {
+    role: ownPondRole(access),
+    capabilities: { write: access.pond('write').allowed, admin: access.pond('admin').allowed },
+    publicReading: await pondPublicReading(Pond.sequelize!, access.data),
+  };
 }
 
 /** `caller`: the signed-in user asking; a personal pond's owner is usually them, and then is not read again. */
 async function presentPondFor(pond: Pond, access: SubjectAccess, caller?: User | null) {
   const owner = !pond.ownerId ? null : pond.ownerId === caller?.id ? caller : await User.findByPk(pond.ownerId, { attributes: ['id', 'username', 'displayName'] });
-  return presentPond(pond, owner, viewerOf(access));
+  return presentPond(pond, owner, await viewerOf(access));
 }
 
 /** The view after a write that may have changed the caller's access (trash state): resolved afresh. */
@@ -91,7 +96,7 @@ export const pondRoutes: AnyRoute[] = [
       if (seesPondAsMember(resource.access)) return { body: await presentPondFor(resource.pond, resource.access, actor?.user) };
       // A visitor: the owner by display name, and no settings (docs/access-model.md).
       const owner = resource.pond.ownerId ? await User.findByPk(resource.pond.ownerId, { attributes: ['id', 'displayName'] }) : null;
-      return { body: presentPondToVisitor(resource.pond, owner, viewerOf(resource.access)) };
+      return { body: presentPondToVisitor(resource.pond, owner, await viewerOf(resource.access)) };
     },
   }),
 

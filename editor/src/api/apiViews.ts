@@ -66,6 +66,8 @@ export interface PondView {
   fonts: { body: string; heading: string; code: string };
   role: 'pond_admin' | 'editor' | 'reader' | null;
   capabilities: { write: boolean; admin: boolean };
+  /** What the public may read: the whole pond, some pages, or nothing (the "Public" badge). */
+  publicReading: 'pond' | 'pages' | null;
   trashedAt: string | null;
 }
 
@@ -140,6 +142,8 @@ export type SidebarView = 'tree' | 'labels';
 export interface PageDetailView extends PageSummaryView {
   labelIds: string[];
   canWrite: boolean;
+  /** Whether the public may read the page (the "Public" badge). */
+  publicRead: boolean;
   pond: { id: string; slug: string; name: string };
 }
 

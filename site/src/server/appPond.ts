@@ -27,6 +27,8 @@ export interface AppPond {
   labels: LabelSummaryView[];
   /** The caller's starred pages of this pond that they may still read. */
   favorites: FavoriteView[];
+  /** What the public may read of the pond (`GET /ponds/:id`); null also when that read failed. */
+  publicReading: PondView['publicReading'];
   /** How the sidebar shows the pages: this browser's choice for the pond, else the pond's default. */
   sidebarView: SidebarView;
   /** The tree's branches opened in this browser as its cookie tells them, or null when it is about another pond. */
@@ -78,6 +80,7 @@ function appPondFrom(
     pagesData: packSidebarPages(pages),
     labels: labels.ok ? labels.data.items : [],
     favorites: favorites.ok ? favorites.data.items : [],
+    publicReading: detail.ok ? detail.data.publicReading : null,
     sidebarView: sidebarChoiceFor(astro.cookies.get(SIDEBAR_COOKIE)?.value ?? '', pond.id) ?? pondDefault,
     openBranches: openFromCookie(astro.cookies.get(OPEN_BRANCHES_COOKIE)?.value ?? '', pond.id, pages.map((page) => page.id)),
   };
