@@ -242,6 +242,18 @@ describe('link routes', () => {
       assert.ok(!JSON.stringify(forEditor).includes(trashed.id));
     });
 
+    test('a transclusion is no link: an embedded page is no edge, a missing one no phantom, and neither is a backlink', async () => {
+      const pond = await cast.seedTeamPond();
+      const embedded = await createPage(pond.id, 'Embedded', 'Shown elsewhere.\n', 'embedded');
+      const host = await createPage(pond.id, 'Host', 'Intro.\n\n![[embedded]]\n![[missing-embed|Not there]]\n\nAnd a link to [[linked]].\n', 'host');
+      const linked = await createPage(pond.id, 'Linked', 'x\n', 'linked');
+      const graph = await getOk(cast.editor.client, `/ponds/${pond.id}/links`);
+      assert.deepEqual(graph.edges, [{ source: host.id, target: linked.id }]);
+      assert.deepEqual(graph.phantoms, []);
+      assert.deepEqual((await getOk(cast.editor.client, `/pages/${embedded.id}/backlinks`)).items, []);
+      assert.deepEqual((await getOk(cast.editor.client, `/ponds/${pond.id}/phantom-links`)).items, []);
+    });
+
     test('an empty pond answers empty lists; refusals as for the other routes', async () => {
       const pond = await cast.seedTeamPond();
       assert.deepEqual(await getOk(cast.reader.client, `/ponds/${pond.id}/links`), { nodes: [], edges: [], phantoms: [] });
