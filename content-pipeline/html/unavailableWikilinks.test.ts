@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { markdownToDocument } from '../markdown/markdownToDocument.ts';
 import { documentToHtml } from './documentToHtml.ts';
 import { expandPlaceholdersByTree } from './expandPlaceholders.ts';
-import { unlinkWikilinks, wikilinkTargets } from './unavailableWikilinks.ts';
+import { unlinkWikilinks, wikilinkTargets, wikilinkTextFromHtml } from './unavailableWikilinks.ts';
 
 const html = (markdown: string) => documentToHtml(markdownToDocument(markdown));
 
@@ -29,5 +29,12 @@ describe('unavailable wikilinks', () => {
     const expanded = expandPlaceholdersByTree(host, { resolveTransclusion: () => ({ html: html('See [[hidden]].\n'), title: 'Other' }) });
     assert.deepEqual(wikilinkTargets(expanded), ['hidden']);
     assert.ok(!unlinkWikilinks(expanded, () => false).includes('href'));
+  });
+});
+
+describe('wikilinkTextFromHtml', () => {
+  it('reads a serialized link text back as plain text', () => {
+    assert.equal(wikilinkTextFromHtml('Gie&#xDF;plan &#x26; &#x3C;co>'), 'Gießplan & <co>');
+    assert.equal(wikilinkTextFromHtml('plain'), 'plain');
   });
 });

@@ -6,6 +6,7 @@
  * `data-slug` and class in that order, holding only text (marks wrap it from the outside;
  * its text is escaped, so it holds no `<`).
  */
+import { fromHtml } from 'hast-util-from-html';
 
 const WIKILINK = /<a href="[^"]*" data-slug="([^"]*)" class="dt-wikilink">([^<]*)<\/a>/g;
 
@@ -24,4 +25,18 @@ export function unlinkWikilinks(html: string, linkable: (slug: string) => boolea
   return html.replace(WIKILINK, (whole, slug: string, text: string) =>
     linkable(slug.toLowerCase()) ? whole : `<span data-slug="${slug}" class="dt-wikilink-unavailable">${text}</span>`,
   );
+}
+
+/**
+ * A wikilink's text as it stands in the serialized body (character references and all), as
+ * plain text: `Gie&#xDF;plan &#x26; co` → `Gießplan & co`.
+ */
+export function wikilinkTextFromHtml(serialized: string): string {
+  let text = '';
+  const collect = (node: { type: string; value?: string; children?: unknown[] }): void => {
+    if (node.type === 'text') text += node.value ?? '';
+    for (const child of node.children ?? []) collect(child as typeof node);
+  };
+  collect(fromHtml(serialized, { fragment: true }));
+  return text;
 }
