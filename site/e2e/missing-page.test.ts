@@ -4,7 +4,8 @@
  * "Gießplan", not the slug's "Giessplan"; "Create it" creates the page with that title under
  * the linked address and opens it, and the linking page's link then leads there. A reader gets
  * the explanation and no button; a signed-in stranger and a visitor get the plain 404, which
- * says nothing about the pond. The missing-pages list creates with the link text too.
+ * says nothing about the pond. The missing-pages list creates with the link text too. An
+ * embedded page without text says so in the app's editor.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -36,7 +37,8 @@ describe('the missing-page screen', () => {
       const stranger = await createVerifiedUser(instance);
       const pond = (await writer.client.post('/ponds', { name: shape.locale === 'de' ? 'Gartenteich' : 'Garden pond' })).body as { id: string; slug: string };
       assert.equal((await writer.client.post(`/ponds/${pond.id}/members`, { user: reader.user.username, role: 'reader' })).status, 201);
-      const plan = await createPage(writer.client, pond.id, 'Plan', 'Water the beds by the [[giessplan|Gießplan]], then mend the [[ferry-dock|Fährsteg]].', 'plan');
+      await createPage(writer.client, pond.id, 'Blank', '', 'blank');
+      const plan = await createPage(writer.client, pond.id, 'Plan', 'Water the beds by the [[giessplan|Gießplan]], then mend the [[ferry-dock|Fährsteg]].\n\n![[blank]]\n', 'plan');
 
       // The screen is a 404 for members too; strangers and visitors get the plain 404 without it.
       const forReader = await asUser(reader.client, `/${pond.slug}/giessplan`);
@@ -54,6 +56,8 @@ describe('the missing-page screen', () => {
       try {
         const rt = readerSession.t;
         await readerSession.visit(`${instance.baseUrl}/${pond.slug}/plan`);
+        // An embedded page without text says so in the app too.
+        await readerSession.page.locator('.page-editor .transclusion-box[data-slug="blank"] .transclusion-empty').filter({ hasText: rt('editor.transclusionEmpty') }).waitFor();
         await readerSession.page.locator('#page-body a[data-slug="giessplan"], .page-editor a[data-slug="giessplan"]').first().click();
         await readerSession.page.waitForURL(`${instance.baseUrl}/${pond.slug}/giessplan`);
         await waitForIslands(readerSession.page);
