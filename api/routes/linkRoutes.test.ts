@@ -207,6 +207,7 @@ describe('link routes', () => {
       assertError(await cast.reader.client.get(`/ponds/${pond.id}/phantom-links/hidden-target`), 404, 'not_found');
       assertError(await cast.reader.client.get(`/ponds/${pond.id}/phantom-links/${existing.slug}`), 404, 'not_found');
       assertError(await cast.reader.client.get(`/ponds/${pond.id}/phantom-links/nobody-links-here`), 404, 'not_found');
+      assertError(await cast.editor.client.get(`/ponds/${pond.id}/phantom-links/${encodeURIComponent('Gießplan')}`), 404, 'not_found');
       assertError(await cast.outsider.client.get(`/ponds/${pond.id}/phantom-links/hidden-target`), 404, 'not_found');
       assertError(await cast.anonymous.get(`/ponds/${pond.id}/phantom-links/hidden-target`), 404, 'not_found');
     });
