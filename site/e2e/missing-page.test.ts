@@ -44,6 +44,10 @@ describe('the missing-page screen', () => {
       const forReader = await asUser(reader.client, `/${pond.slug}/giessplan`);
       assert.equal(forReader.status, 404);
       assert.ok((await forReader.text()).includes('data-missing-page="giessplan"'));
+      // An address no page could have is a missing page too, without a way to create it.
+      const oddAddress = await asUser(writer.client, `/${pond.slug}/${encodeURIComponent('Gießplan')}`);
+      assert.equal(oddAddress.status, 404);
+      assert.ok((await oddAddress.text()).includes('data-missing-page="gießplan"'));
       for (const response of [await asUser(stranger.client, `/${pond.slug}/giessplan`), await fetch(`${instance.baseUrl}/${pond.slug}/giessplan`)]) {
         assert.equal(response.status, 404);
         const html = await response.text();
