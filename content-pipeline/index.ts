@@ -8,6 +8,7 @@ export { MEDIA_PATH_PREFIX } from './markdown/dialect.ts';
 export { documentToMarkdown } from './markdown/documentToMarkdown.ts';
 export { documentToHtml } from './html/documentToHtml.ts';
 export { expandPlaceholders, expandPluginBlocks, expandTransclusions, MAX_TRANSCLUSION_DEPTH, pluginBlocksInOrder, type PluginBlockRef, type PluginStaticForm, type TransclusionTarget } from './html/expandPlaceholders.ts';
+export { unlinkWikilinks, wikilinkTargets, wikilinkTextFromHtml } from './html/unavailableWikilinks.ts';
 export { MAX_SVG_SNAPSHOT_LENGTH, sanitizeSvg } from './html/svgSanitizer.ts';
 export { renderCommentHtml } from './html/commentHtml.ts';
 export { extract } from './extraction/extract.ts';

@@ -22,6 +22,7 @@ export const apiTextsDe: Record<ApiTextKey, string> = {
   'legal.imprint': 'Impressum',
   'legal.privacy': 'Datenschutzerklärung',
   'legal.notConfigured': 'Diese Seite wurde von der Betreiberin oder dem Betreiber dieser Instanz noch nicht eingerichtet.',
+  'transclusion.empty': 'Diese eingebettete Seite hat noch keinen Text.',
   'home.welcomeMarkdown':
     '# Willkommen bei {instance}\n\nEine gemeinsame Wissensbasis: Hier werden Seiten zusammen geschrieben, miteinander verlinkt und in Teichen gesammelt. Öffentlich freigegebene Seiten kann jede und jeder lesen, auch ohne Konto.\n\n[Melde dich an](/login), um die Seiten zu lesen und zu bearbeiten, die mit dir geteilt sind.',
 };

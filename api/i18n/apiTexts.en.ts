@@ -24,6 +24,7 @@ export const apiTextsEn = {
   'legal.imprint': 'Imprint',
   'legal.privacy': 'Privacy policy',
   'legal.notConfigured': 'The operator of this instance has not filled in this page yet.',
+  'transclusion.empty': 'This embedded page has no text yet.',
   'home.welcomeMarkdown':
     '# Welcome to {instance}\n\nA shared knowledge base: pages written together, linked with each other and kept in ponds. Pages shared publicly can be read by anyone, without an account.\n\n[Sign in](/login) to read and write the pages shared with you.',
 } as const satisfies Record<string, string>;

@@ -12,6 +12,7 @@ import type { SubjectAccess } from '../policies/accessPolicy.ts';
 import { presentReferrer, type LinkGraphView, type PhantomLinkView, type ReferrerFields, type ReferrerView } from '../presenters/linkPresenter.ts';
 import { presentPageReference } from '../presenters/pagePresenter.ts';
 import { collectReadable, liveReadability } from './readableBatches.ts';
+import { withLinkTexts } from './phantomLinkTexts.ts';
 
 export const DEFAULT_LINK_LIST_LIMIT = 100;
 export const MAX_LINK_LIST_LIMIT = 500;
@@ -109,12 +110,31 @@ export async function listPhantomLinks(
     maxBatch: MAX_BATCH,
     fetch: (after, size) => fetchPhantomGroups(sequelize, access.data.pondId, after, size),
     keyOf: (group) => group.targetSlug,
-    keep: (group): PhantomLinkView | null => {
+    keep: (group): Omit<PhantomLinkView, 'linkText'> | null => {
       const referrers = group.referrers.filter((row) => readable(row.id));
       return referrers.length === 0 ? null : { targetSlug: group.targetSlug, referrers: referrers.map(presentReferrer) };
     },
   });
-  return { items, nextCursor: nextKey === null ? null : phantomCursor.encode(nextKey) };
+  return { items: await withLinkTexts(sequelize, items), nextCursor: nextKey === null ? null : phantomCursor.encode(nextKey) };
+}
+
+/**
+ * One missing target of the pond (its slug, any case) with its readable live referrers, or
+ * null when no page the subject may read links there: the missing-page screen's data.
+ */
+export async function findPhantomLink(sequelize: Sequelize, access: SubjectAccess, slug: string): Promise<PhantomLinkView | null> {
+  const readable = liveReadability(access);
+  const rows = await sequelize.query<ReferrerFields>(
+    `SELECT DISTINCT ON (s.title, s.id) s.id, s.title, s.slug, pl.snippet
+       FROM page_links pl JOIN pages s ON s.id = pl.source_page_id AND s.trashed_at IS NULL
+      WHERE pl.pond_id = :pondId AND pl.target_page_id IS NULL AND lower(pl.target_slug) = lower(:slug)
+      ORDER BY s.title, s.id, pl.target_slug`,
+    { replacements: { pondId: access.data.pondId, slug }, type: QueryTypes.SELECT },
+  );
+  const referrers = rows.filter((row) => readable(row.id)).map(presentReferrer);
+  if (referrers.length === 0) return null;
+  const [found] = await withLinkTexts(sequelize, [{ targetSlug: slug.toLowerCase(), referrers }]);
+  return found!;
 }
 
 /**

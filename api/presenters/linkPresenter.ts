@@ -13,6 +13,12 @@ export interface ReferrerView {
 export interface PhantomLinkView {
   /** The missing page's slug, lowercase (links match slugs case-insensitively). */
   targetSlug: string;
+  /**
+   * The link's own text where a referrer gives one besides the slug (`[[giessplan|Gießplan]]`
+   * → `Gießplan`), from the first referrer (by title) that does; null otherwise. The missing
+   * page's natural title.
+   */
+  linkText: string | null;
   referrers: ReferrerView[];
 }
 

@@ -4,12 +4,19 @@
  * (same pond, depth ≤ 2) and the pond's name and fonts. Everything is decided by the policy
  * module (`SubjectAccess` for the anonymous subject); this module never reads grants.
  *
+ * A wikilink (in the body or a transcluded one) to a page the public may not read, or to no page
+ * at all, is shown as its text without an href: a visitor never meets a dead link.
+ *
  * Also answers which pages the document depends on (the dependency index): every ancestor,
- * child, backlink source and transcluded target it looked at, so a change to any of them
- * regenerates it.
+ * child, backlink source, transcluded target and existing link target it looked at, so a
+ * change to any of them regenerates it (a link target that turns private deletes it at once,
+ * publicAccessRevocation.ts; a phantom target that comes into being is found by its slug,
+ * publicDocumentJob.ts).
  */
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { expandPlaceholders, MAX_TRANSCLUSION_DEPTH, type TransclusionTarget } from '../../content-pipeline/index.ts';
+import { expandPlaceholders, MAX_TRANSCLUSION_DEPTH, unlinkWikilinks, wikilinkTargets, type TransclusionTarget } from '../../content-pipeline/index.ts';
+import { apiText } from '../i18n/apiTexts.ts';
+import type { Locale } from '../i18n/locale.ts';
 import { OPEN_THREADS_COLUMN, type OpenThreadJson } from '../comments/publicCommentThreads.ts';
 import { queryPrepared, type PreparedStatement } from '../db/preparedStatement.ts';
 import { ANONYMOUS, SubjectAccess } from '../policies/grantResolution.ts';
@@ -200,8 +207,28 @@ function resolveTransclusions(row: PageDataRow, access: SubjectAccess, dependsOn
   return targets;
 }
 
+/**
+ * The body with the wikilinks the public cannot follow turned into text; every existing target
+ * is a dependency, shown while the public may read it (its link is then a live one).
+ */
+async function withoutDeadLinks(sequelize: Sequelize, html: string, access: SubjectAccess, pondId: string, dependsOn: Map<string, boolean>, transaction?: Transaction): Promise<string> {
+  const slugs = wikilinkTargets(html);
+  if (slugs.length === 0) return html;
+  const pages = await sequelize.query<{ id: string; slug: string }>(
+    `SELECT id, lower(slug) AS slug FROM pages WHERE pond_id = :pondId AND lower(slug) IN (:slugs) AND trashed_at IS NULL`,
+    { replacements: { pondId, slugs }, type: QueryTypes.SELECT, transaction },
+  );
+  const linkable = new Set<string>();
+  for (const page of pages) {
+    const readable = publiclyReadable(access, { id: page.id, trashed_at: null });
+    dependsOn.set(page.id, dependsOn.get(page.id) === true || readable);
+    if (readable) linkable.add(page.slug);
+  }
+  return unlinkWikilinks(html, (slug) => linkable.has(slug));
+}
+
 /** Everything the page's public document shows, or null when the public may not read it. */
-export async function loadPublicPageData(sequelize: Sequelize, pageId: string, transaction?: Transaction): Promise<PublicPageData | null> {
+export async function loadPublicPageData(sequelize: Sequelize, pageId: string, transaction?: Transaction, locale: Locale = 'en'): Promise<PublicPageData | null> {
   const [row] = await queryPrepared<PageDataRow>(sequelize, PAGE_DATA, [pageId, MAX_TRANSCLUSION_DEPTH], transaction);
   if (!row || row.trashed_at) return null;
   const access = await publicAccessTo(sequelize, row.pond_id, transaction);
@@ -219,11 +246,14 @@ export async function loadPublicPageData(sequelize: Sequelize, pageId: string, t
   const backlinks = shown(row.backlinks).sort((a, b) => a.title.localeCompare(b.title, 'en') || a.slug.localeCompare(b.slug, 'en'));
 
   const targets = resolveTransclusions(row, access, dependsOn);
-  const bodyHtml = expandPlaceholders(row.html ?? '', {
+  const expanded = expandPlaceholders(row.html ?? '', {
     selfSlug: row.slug.toLowerCase(),
     resolveTransclusion: (slug) => targets.get(slug.toLowerCase()) ?? null,
     resolvePluginBlock: (block) => pluginBlockStaticForm(row.id, block),
+    emptyNote: apiText('transclusion.empty', locale),
   });
+  // The page itself is public (checked above): a link to it stays a link.
+  const bodyHtml = await withoutDeadLinks(sequelize, expanded, access, row.pond_id, dependsOn, transaction);
   dependsOn.delete(row.id);
   return {
     pond,

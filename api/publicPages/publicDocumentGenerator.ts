@@ -171,7 +171,7 @@ export function encodeDocument(html: string): Pick<GeneratedDocument, 'html' | '
 
 /** A page's document, or null when the public may not read it. */
 export async function generatePageDocument(sequelize: Sequelize, site: SiteContext, pageId: string, transaction?: Transaction): Promise<GeneratedDocument | null> {
-  const data = await loadPublicPageData(sequelize, pageId, transaction);
+  const data = await loadPublicPageData(sequelize, pageId, transaction, site.locale);
   if (!data) return null;
   const html = await renderPublicDocumentHtml(pageModel(site, data));
   const content: PublicPageContent = {

@@ -4,8 +4,9 @@
  *
  * - a page change: the page itself; its parent (children list); every document recorded as
  *   depending on it (breadcrumbs of descendants, children lists, backlinks, transclusions at
- *   any level); the pages it links to (their backlinks); the pages transcluding its slug (a
- *   target that just appeared) and those depending on them; the pond index when its title,
+ *   any level); the pages it links to (their backlinks); the pages transcluding or linking to
+ *   its slug (a target that just appeared: the link becomes a live one) and those depending on
+ *   them; the pond index when its title,
  *   slug or place changed;
  * - a pond change (name, fonts, access): every stored document of the pond and its index;
  * - a site change: the landing and legal pages.
@@ -34,6 +35,7 @@ const CANDIDATES_SQL = `
   x AS (SELECT p.id, p.pond_id, p.parent_id, lower(p.slug) AS slug FROM pages p JOIN changed ON changed.id = p.id),
   slug_sources AS (
     SELECT t.source_page_id AS id FROM page_transclusions t JOIN x ON t.pond_id = x.pond_id AND t.target_slug = x.slug
+    UNION SELECT l.source_page_id FROM page_links l JOIN x ON l.pond_id = x.pond_id AND lower(l.target_slug) = x.slug
   ),
   related AS (
     SELECT parent_id AS id FROM x WHERE parent_id IS NOT NULL

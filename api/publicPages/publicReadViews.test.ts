@@ -63,3 +63,16 @@ test('the sitemap lists the public pages with lastmod, nothing private; robots.t
   assert.match(text, new RegExp(`Sitemap: ${instance.baseUrl}/sitemap.xml`));
   assert.match(text, /Disallow: \/api\//);
 });
+
+test('the read view: an embedded page without text says so, in the caller’s language', async () => {
+  await createPage(admin, fixture.privatePond.id, { title: 'Blank part', slug: 'blank-part' });
+  await createPage(admin, fixture.privatePond.id, { title: 'Holder', slug: 'holder', markdown: 'Holder text.\n\n![[blank-part]]\n' });
+  const note = (text: string) => `<div class="dt-transclusion" data-slug="blank-part" data-dt-title="Blank part"><p class="dt-transclusion-empty">${text}</p></div>`;
+  for (const [language, text] of [['en', 'This embedded page has no text yet.'], ['de', 'Diese eingebettete Seite hat noch keinen Text.']]) {
+    const response = await fetch(new URL(`/api/v1/read/${fixture.privatePond.slug}/holder`, instance.baseUrl), {
+      headers: { cookie: `dt_session=${admin.sessionCookie}`, 'accept-language': language! },
+    });
+    assert.equal(response.status, 200);
+    assert.ok((await response.text()).includes(note(text!)), language);
+  }
+});

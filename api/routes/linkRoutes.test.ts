@@ -138,13 +138,14 @@ describe('link routes', () => {
         items: [
           {
             targetSlug: 'ghost',
+            linkText: null,
             referrers: [
               { page: { id: open.id, title: 'Open', slug: open.slug }, snippet: 'Wants ghost and Zombie.' },
               { page: { id: secret.id, title: 'Secret', slug: secret.slug }, snippet: 'Secret wants ghost and only-secret.' },
             ],
           },
-          { targetSlug: 'only-secret', referrers: [{ page: { id: secret.id, title: 'Secret', slug: secret.slug }, snippet: 'Secret wants ghost and only-secret.' }] },
-          { targetSlug: 'zombie', referrers: [{ page: { id: open.id, title: 'Open', slug: open.slug }, snippet: 'Wants ghost and Zombie.' }] },
+          { targetSlug: 'only-secret', linkText: null, referrers: [{ page: { id: secret.id, title: 'Secret', slug: secret.slug }, snippet: 'Secret wants ghost and only-secret.' }] },
+          { targetSlug: 'zombie', linkText: null, referrers: [{ page: { id: open.id, title: 'Open', slug: open.slug }, snippet: 'Wants ghost and Zombie.' }] },
         ],
         nextCursor: null,
       });
@@ -170,6 +171,45 @@ describe('link routes', () => {
       assert.equal(letters(forReader.items), 'acegi');
       assert.equal(forReader.pages, 3);
       for (const item of forReader.items) assert.deepEqual((item as { referrers: Referrer[] }).referrers.map((referrer) => referrer.page.id), [visible.id]);
+    });
+
+    test('the link text is the missing page’s title: the first readable referrer (by title) that writes more than the slug', async () => {
+      const pond = await cast.seedTeamPond();
+      const bare = await createPage(pond.id, 'A bare link', 'Water by [[giessplan]], see [[Weird-Case|Über & <Größe>]].\n');
+      const named = await createPage(pond.id, 'B named link', 'The **[[giessplan|Gießplan]]** for the week.\n');
+      const hidden = await createPage(pond.id, 'AA hidden', 'Hidden calls it [[giessplan|Geheimplan]].\n');
+      await denyReader(pond.id, hidden.id);
+
+      const forEditor = await getOk(cast.editor.client, `/ponds/${pond.id}/phantom-links`);
+      assert.deepEqual(forEditor.items.map((item: { targetSlug: string; linkText: string | null }) => [item.targetSlug, item.linkText]), [['giessplan', 'Geheimplan'], ['weird-case', 'Über & <Größe>']]);
+      const forReader = await getOk(cast.reader.client, `/ponds/${pond.id}/phantom-links`);
+      assert.deepEqual(forReader.items.map((item: { targetSlug: string; linkText: string | null }) => [item.targetSlug, item.linkText]), [['giessplan', 'Gießplan'], ['weird-case', 'Über & <Größe>']]);
+      assert.ok(!JSON.stringify(forReader).includes('Geheimplan'), 'a hidden referrer’s text stays hidden');
+
+      // One target, for the missing-page screen; the slug in any case.
+      assert.deepEqual(await getOk(cast.reader.client, `/ponds/${pond.id}/phantom-links/GIESSPLAN`), {
+        targetSlug: 'giessplan',
+        linkText: 'Gießplan',
+        referrers: [
+          { page: { id: bare.id, title: 'A bare link', slug: bare.slug }, snippet: 'Water by giessplan, see Über & <Größe>.' },
+          { page: { id: named.id, title: 'B named link', slug: named.slug }, snippet: 'The Gießplan for the week.' },
+        ],
+      });
+    });
+
+    test('one target: 404 where no readable page links there, for outsiders and anonymous callers', async () => {
+      const pond = await cast.seedTeamPond();
+      const hidden = await createPage(pond.id, 'Hidden', 'Only [[hidden-target|Hidden target]] here.\n');
+      const existing = await createPage(pond.id, 'Existing', 'x\n', 'existing');
+      await createPage(pond.id, 'Linker', 'To [[existing]].\n');
+      await denyReader(pond.id, hidden.id);
+      assert.equal((await getOk(cast.editor.client, `/ponds/${pond.id}/phantom-links/hidden-target`)).linkText, 'Hidden target');
+      assertError(await cast.reader.client.get(`/ponds/${pond.id}/phantom-links/hidden-target`), 404, 'not_found');
+      assertError(await cast.reader.client.get(`/ponds/${pond.id}/phantom-links/${existing.slug}`), 404, 'not_found');
+      assertError(await cast.reader.client.get(`/ponds/${pond.id}/phantom-links/nobody-links-here`), 404, 'not_found');
+      assertError(await cast.editor.client.get(`/ponds/${pond.id}/phantom-links/${encodeURIComponent('Gießplan')}`), 404, 'not_found');
+      assertError(await cast.outsider.client.get(`/ponds/${pond.id}/phantom-links/hidden-target`), 404, 'not_found');
+      assertError(await cast.anonymous.get(`/ponds/${pond.id}/phantom-links/hidden-target`), 404, 'not_found');
     });
 
     test('refusals: 404 for outsiders and anonymous on a private pond, 401 for anonymous on a public one, 400 for a bad query', async () => {
@@ -240,6 +280,18 @@ describe('link routes', () => {
       });
       assert.ok(!JSON.stringify(forReader).includes(secret.id));
       assert.ok(!JSON.stringify(forEditor).includes(trashed.id));
+    });
+
+    test('a transclusion is no link: an embedded page is no edge, a missing one no phantom, and neither is a backlink', async () => {
+      const pond = await cast.seedTeamPond();
+      const embedded = await createPage(pond.id, 'Embedded', 'Shown elsewhere.\n', 'embedded');
+      const host = await createPage(pond.id, 'Host', 'Intro.\n\n![[embedded]]\n![[missing-embed|Not there]]\n\nAnd a link to [[linked]].\n', 'host');
+      const linked = await createPage(pond.id, 'Linked', 'x\n', 'linked');
+      const graph = await getOk(cast.editor.client, `/ponds/${pond.id}/links`);
+      assert.deepEqual(graph.edges, [{ source: host.id, target: linked.id }]);
+      assert.deepEqual(graph.phantoms, []);
+      assert.deepEqual((await getOk(cast.editor.client, `/pages/${embedded.id}/backlinks`)).items, []);
+      assert.deepEqual((await getOk(cast.editor.client, `/ponds/${pond.id}/phantom-links`)).items, []);
     });
 
     test('an empty pond answers empty lists; refusals as for the other routes', async () => {

@@ -1,5 +1,6 @@
 /**
- * Wikilinks: a page's backlinks, a pond's phantom (missing-target) links and its link graph.
+ * Wikilinks: a page's backlinks, a pond's phantom (missing-target) links (all of them, or the
+ * one of a slug for the missing-page screen) and its link graph.
  * Members only (a session): where an anonymous caller may see the page or pond through a
  * public grant it gets 401; where it may not, 404 as anyone else, so existence stays hidden.
  * Every answer is the caller's readable slice (api/pages/linkGraph.ts).
@@ -7,7 +8,9 @@
 import { z } from 'zod';
 import { backlinkCursor, phantomCursor } from '../http/cursorCodec.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
-import { DEFAULT_LINK_LIST_LIMIT, listBacklinks, listPhantomLinks, loadLinkGraph, MAX_LINK_LIST_LIMIT } from '../pages/linkGraph.ts';
+import { notFound } from '../http/apiError.ts';
+import { slugSchema } from '../ponds/slugs.ts';
+import { DEFAULT_LINK_LIST_LIMIT, findPhantomLink, listBacklinks, listPhantomLinks, loadLinkGraph, MAX_LINK_LIST_LIMIT } from '../pages/linkGraph.ts';
 
 const limitField = z.coerce.number().int().min(1).max(MAX_LINK_LIST_LIMIT).default(DEFAULT_LINK_LIST_LIMIT);
 
@@ -32,6 +35,18 @@ export const linkRoutes: AnyRoute[] = [
     handler: async ({ query, resource, services }) => ({
       body: await listPhantomLinks(services.sequelize, resource.access, { limit: query.limit, cursor: query.cursor ?? null }),
     }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/ponds/:id/phantom-links/:slug',
+    access: { kind: 'pond', capability: 'visible', session: true },
+    handler: async ({ params, resource, services }) => {
+      // Not a slug (no page could take it), or no readable page links there: as for anything else the caller cannot see, a 404.
+      const slug = slugSchema.safeParse(params.slug);
+      const found = slug.success ? await findPhantomLink(services.sequelize, resource.access, slug.data) : null;
+      if (!found) throw notFound();
+      return { body: found };
+    },
   }),
   defineRoute({
     method: 'get',

@@ -1,13 +1,15 @@
 /**
  * The read view for embeds: `GET /read/:pondSlug/:pageSlug` answers the rendered body of any
  * page the signed-in caller may read (spec: Public and read views), transclusions expanded as
- * the caller may see them (same pond, readable, depth ≤ 2), plugin blocks in their static
- * form. Anything the caller may not read is a 404, like a missing page.
+ * the caller may see them (same pond, readable, depth ≤ 2; one without text says so in the
+ * caller's language), plugin blocks in their static form. Anything the caller may not read is
+ * a 404, like a missing page.
  */
 import { z } from 'zod';
 import { QueryTypes } from 'sequelize';
 import { expandPlaceholders, MAX_TRANSCLUSION_DEPTH, type TransclusionTarget } from '../../content-pipeline/index.ts';
 import { notFound } from '../http/apiError.ts';
+import { apiText } from '../i18n/apiTexts.ts';
 import { renderReadsOf } from '../http/inProcessFetch.ts';
 import { defineRoute, pageOfRender, type AnyRoute } from '../http/routeTable.ts';
 import { authorizePage, permittedPageIds } from '../policies/accessPolicy.ts';
@@ -30,7 +32,7 @@ export const publicReadRoutes: AnyRoute[] = [
     path: '/read/:pondSlug/:pageSlug',
     access: { kind: 'session' },
     params: z.object({ pondSlug: slugSchema, pageSlug: slugSchema }),
-    handler: async ({ req, params, subject, services, res }) => {
+    handler: async ({ req, params, subject, services, res, locale }) => {
       const { sequelize } = services;
       // The page, its body and the slugs it transcludes in one statement; nothing of it leaves before the access check below.
       const [found] = await sequelize.query<{ page_id: string; html: string | null; targets: string[] }>(
@@ -61,10 +63,13 @@ export const publicReadRoutes: AnyRoute[] = [
           slugs.push(...row.targets);
         }
       }
+      // The caller's language only matters for a transcluded page without text (its note).
+      const emptyNote = targets.size > 0 ? apiText('transclusion.empty', await locale()) : undefined;
       const html = expandPlaceholders(found.html ?? '', {
         selfSlug: page.slug.toLowerCase(),
         resolveTransclusion: (slug) => targets.get(slug.toLowerCase()) ?? null,
         resolvePluginBlock: (block) => pluginBlockStaticForm(page.id, block),
+        emptyNote,
       });
       res.setHeader('Cache-Control', 'private, no-store');
       res.type('html').send(html);

@@ -39,6 +39,18 @@ describe('expandTransclusions', () => {
     );
   });
 
+  it('says so in a transcluded page without text (given the note), on the tree way and the splicing way alike', () => {
+    const pages = { blank: '', spaces: '  \n', text: render(p('Text')) };
+    const host = render(embed('blank'), embed('spaces'), embed('text'));
+    const note = '<p class="dt-transclusion-empty">This page has no text yet.</p>';
+    const expected = `<div class="dt-transclusion" data-slug="blank" data-dt-title="BLANK">${note}</div><div class="dt-transclusion" data-slug="spaces" data-dt-title="SPACES">${note}</div><div class="dt-transclusion" data-slug="text" data-dt-title="TEXT"><p>Text</p></div>`;
+    const options = { resolveTransclusion: resolverFor(pages), emptyNote: 'This page has no text yet.' };
+    assert.equal(expandPlaceholdersByTree(host, options), expected);
+    assert.equal(expandBySplicing(host, options), expected);
+    // Without a note the box stays empty, as before.
+    assert.equal(expandTransclusions(render(embed('blank')), resolverFor(pages)), '<div class="dt-transclusion" data-slug="blank" data-dt-title="BLANK"></div>');
+  });
+
   it('honours a smaller maxDepth', () => {
     assert.equal(expandTransclusions(render(embed('b')), resolverFor({ b: render(p('B')) }), { maxDepth: 0 }), wikilink('b'));
   });

@@ -34,6 +34,11 @@ export interface ExpandTransclusionsOptions {
   maxDepth?: number;
   /** The slug of the page being served, so that a page transcluding itself is a cycle. */
   selfSlug?: string;
+  /**
+   * Shown inside the box of a transcluded page without any text, in the reader's language
+   * (an empty box reads as broken); without it such a box stays empty.
+   */
+  emptyNote?: string;
 }
 
 /** Which plugin block a placeholder stands for. */
@@ -87,7 +92,12 @@ function replaceElements(parent: Root | Element, matches: (node: RootContent | E
 const isTransclusion = (node: RootContent | ElementContent): node is Element => isElementWith(node, 'dataDtTransclusion');
 const isPluginBlock = (node: RootContent | ElementContent): node is Element => isElementWith(node, 'dataDtPlugin');
 
-function expandTransclusionTree(tree: Root | Element, resolve: TransclusionResolver, depth: number, maxDepth: number, chain: readonly string[]): void {
+/** Whether a body shows nothing a reader could see: no element, no text but whitespace. */
+function isBlank(body: Root): boolean {
+  return body.children.every((child) => (child.type === 'text' ? child.value.trim() === '' : child.type !== 'element'));
+}
+
+function expandTransclusionTree(tree: Root | Element, resolve: TransclusionResolver, depth: number, maxDepth: number, chain: readonly string[], emptyNote?: string): void {
   replaceElements(tree, isTransclusion, (placeholder) => {
     const slug = propertyString(placeholder, 'dataDtTransclusion');
     // The placeholder already holds the plain wikilink every failure degrades to.
@@ -96,7 +106,10 @@ function expandTransclusionTree(tree: Root | Element, resolve: TransclusionResol
     const target = resolve(slug);
     if (!target) return degraded;
     const body = sanitize(parseFragment(target.html), pageSanitizeSchema) as Root;
-    expandTransclusionTree(body, resolve, depth + 1, maxDepth, [...chain, slug]);
+    if (emptyNote && isBlank(body)) {
+      body.children = [{ type: 'element', tagName: 'p', properties: { className: ['dt-transclusion-empty'] }, children: [{ type: 'text', value: emptyNote }] }];
+    }
+    expandTransclusionTree(body, resolve, depth + 1, maxDepth, [...chain, slug], emptyNote);
     // Plugin blocks of this target (not of deeper ones, already marked) are resolved by slug.
     replaceElements(body, isPluginBlock, (block) => {
       if (block.properties.dataDtSource === undefined) block.properties.dataDtSource = slug;
@@ -148,7 +161,7 @@ export function expandTransclusions(tree: Root, resolve: TransclusionResolver, o
 export function expandTransclusions(input: string | Root, resolve: TransclusionResolver, options: ExpandTransclusionsOptions = {}): string | Root {
   const tree = typeof input === 'string' ? parseFragment(input) : input;
   const chain = options.selfSlug === undefined ? [] : [options.selfSlug];
-  expandTransclusionTree(tree, resolve, 1, options.maxDepth ?? MAX_TRANSCLUSION_DEPTH, chain);
+  expandTransclusionTree(tree, resolve, 1, options.maxDepth ?? MAX_TRANSCLUSION_DEPTH, chain, options.emptyNote);
   dedupeHeadingIds(tree);
   return typeof input === 'string' ? toHtml(tree) : tree;
 }
@@ -263,7 +276,7 @@ export function expandBySplicing(html: string, options: ExpandPlaceholdersOption
     if (block !== undefined) return null;
     // The transclusion as a tree of its own: the placeholder, expanded like the tree way does.
     const root: Root = { type: 'root', children: [{ type: 'element', tagName: 'div', properties: { dataDtTransclusion: value }, children: parseFragment(inner).children as ElementContent[] }] };
-    expandTransclusionTree(root, options.resolveTransclusion, 1, maxDepth, chain);
+    expandTransclusionTree(root, options.resolveTransclusion, 1, maxDepth, chain, options.emptyNote);
     dedupeHeadingIds(root, taken);
     expanded += toHtml(expandPluginBlocks(root, options.resolvePluginBlock));
   }

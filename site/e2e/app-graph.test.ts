@@ -99,7 +99,7 @@ describe('link graph and missing pages', () => {
         const entry = page.locator('[data-phantom="ferry-dock"]');
         await entry.getByRole('link', { name: 'Harbour' }).waitFor();
         await session.check('phantoms');
-        await entry.getByRole('button', { name: t('phantoms.createNamed', { slug: 'ferry-dock' }) }).click();
+        await entry.getByRole('button', { name: t('phantoms.createNamed', { slug: 'Ferry dock' }) }).click();
         await page.getByText(t('phantoms.created', { title: 'Ferry dock' }), { exact: false }).waitFor();
         await page.getByText(t('phantoms.empty')).waitFor();
         await page.getByRole('status').getByRole('link', { name: 'Ferry dock' }).waitFor();

@@ -2,8 +2,8 @@
  * Node views for the schema's own link nodes (the schema stays content-pipeline's: these only
  * `extend` a node with a view). A wikilink is a link to the page, drawn apart when the target
  * does not exist (a phantom); a transclusion is a read-only box with the target's current
- * body from `/read/…`, which applies the reader's permissions and the depth limit, and falls
- * back to a plain link when it cannot be shown.
+ * body from `/read/…`, which applies the reader's permissions and the depth limit, a note
+ * when that page has no text, and a plain link when it cannot be shown.
  */
 import type { Node as ProseMirrorNode } from '@tiptap/pm/model';
 import { Transclusion, Wikilink } from '../../../content-pipeline/browser.ts';
@@ -84,7 +84,16 @@ export function transclusionWithView(context: LinkViewContext) {
             .then(async (response) => {
               if (!response.ok) throw new Error(String(response.status));
               // The read endpoint's HTML is the pipeline's sanitized rendering, as on the page itself.
-              body.innerHTML = await response.text();
+              const html = await response.text();
+              if (html.trim() !== '') {
+                body.innerHTML = html;
+                return;
+              }
+              // An empty box would read as broken: the embedded page has no text yet.
+              const note = document.createElement('p');
+              note.className = 'transclusion-empty';
+              note.textContent = context.t('editor.transclusionEmpty');
+              body.replaceChildren(note);
             })
             .catch((error: unknown) => {
               if ((error as Error).name === 'AbortError') return;
