@@ -13,8 +13,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
+import { expectAccessible } from './axe.ts';
 import { openSession, SCREEN_SHAPES, type ScreenShape } from './browserSession.ts';
 import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
 
@@ -31,6 +35,13 @@ async function openDrawer(page: Page, shape: ScreenShape): Promise<void> {
   if (!shape.isMobile) return;
   if (await page.locator('details.app-sidebar-drawer').evaluate((element) => (element as HTMLDetailsElement).open)) return;
   await page.locator('summary.app-sidebar-toggle').click();
+}
+
+/** What the window shows (a full-page capture would resize the window and move a menu placed for it). */
+async function windowShot(page: Page, name: string): Promise<void> {
+  const directory = process.env.DT_SCREENSHOT_DIR ?? fileURLToPath(new URL('../../test-output/e2e/', import.meta.url));
+  mkdirSync(directory, { recursive: true });
+  await page.screenshot({ path: path.join(directory, `${name}.png`) });
 }
 
 const activeText = (page: Page) => page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
@@ -120,7 +131,8 @@ describe('navigation', () => {
         const box = (await menu.boundingBox())!;
         assert.ok(box.y >= 0 && box.y + box.height <= viewport.height, `the menu stays inside the window (${Math.round(box.y)}–${Math.round(box.y + box.height)} of ${viewport.height})`);
         assert.ok(box.y + box.height <= trigger.y + 1, 'the menu opens above its button');
-        await session.check('menu-flipped');
+        await expectAccessible(page, `menu flipped (${shape.name})`);
+        await windowShot(page, `nav-${shape.name}-menu-flipped`);
         await page.keyboard.press('Escape');
         await menu.waitFor({ state: 'detached' });
 
