@@ -20,6 +20,7 @@ import type { Page } from 'playwright-core';
 import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
 import { expectAccessible } from './axe.ts';
 import { openSession, SCREEN_SHAPES, type ScreenShape } from './browserSession.ts';
+import { checkBothSchemes } from './screenChecks.ts';
 import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
 
 useSiteUnderTest();
@@ -102,6 +103,8 @@ describe('navigation', () => {
         assert.notEqual(marked.background, plain.background, 'the current row has its own background');
         assert.ok(marked.weight > plain.weight, 'and bolder text');
         assert.equal(await sidebar.locator('a.nav-row[aria-current="page"]').count(), 0, 'no pond screen is marked on a page');
+        // Light and dark: axe, nothing sideways, and every Tab stop (rows, ⋯ buttons) with a visible focus ring.
+        await checkBothSchemes(session, 'sidebar');
 
         // The ⋯ menu from the keyboard: Enter opens it on its first item, Down walks, Escape closes and gives focus back.
         const menuButton = (id: string, title: string) => row(id).getByRole('button', { name: t('tree.actions', { title }) });
