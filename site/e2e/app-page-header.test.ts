@@ -80,7 +80,7 @@ describe('page header, sidebar views, home', () => {
         // Move to…: Notes into Guide, chosen from the list of places.
         const notesRow = page.locator(`[data-tree-row="${notes.id}"]`);
         await notesRow.getByRole('button', { name: t('tree.actions', { title: 'Notes' }) }).click();
-        await page.getByRole('button', { name: t('tree.moveTo') }).click();
+        await page.getByRole('menuitem', { name: t('tree.moveTo') }).click();
         await page.getByLabel(t('tree.moveToLabel', { title: 'Notes' })).selectOption({ label: 'Guide' });
         await session.check('move-to');
         await page.getByRole('button', { name: t('tree.moveToSubmit'), exact: true }).click();
@@ -106,10 +106,10 @@ describe('page header, sidebar views, home', () => {
         // Renaming the open page with a new address goes to the new address; a taken one is refused in words.
         const guideRow = page.locator(`[data-tree-row="${guide.id}"]`);
         await guideRow.getByRole('button', { name: t('tree.actions', { title: 'Guide' }) }).click();
-        await page.getByRole('button', { name: t('tree.rename'), exact: true }).click();
+        await page.getByRole('menuitem', { name: t('tree.rename'), exact: true }).click();
         await page.getByLabel(t('tree.slugLabel'), { exact: true }).fill(notes.slug);
         await page.locator('.tree-panel').getByRole('button', { name: t('tree.renameSubmit'), exact: true }).click();
-        await page.locator('.page-tree [role="alert"]', { hasText: /\S/ }).waitFor();
+        await page.getByRole('dialog').locator('[role="alert"]', { hasText: /\S/ }).waitFor();
         assert.equal((await pageOf(guide.id)).slug, guide.slug, 'a taken address changes nothing');
         await page.getByLabel(t('tree.slugLabel'), { exact: true }).fill('handbook');
         await page.getByLabel(t('tree.renameLabel')).fill('Handbook');

@@ -98,7 +98,7 @@ describe('the app at a pond\'s URLs', () => {
         // From the keyboard: the actions button, then the menu with the arrow keys.
         await row(gamma).getByRole('button', { name: t('tree.actions', { title: 'Gamma' }) }).focus();
         await page.keyboard.press('Enter');
-        await page.getByRole('button', { name: t('tree.newSubpage') }).waitFor();
+        await page.getByRole('menuitem', { name: t('tree.newSubpage') }).waitFor();
         for (let step = 0; step < 3; step++) await page.keyboard.press('ArrowDown');
         assert.equal(await page.evaluate(() => document.activeElement?.textContent?.trim()), t('tree.moveUp'));
         await page.keyboard.press('Enter');
@@ -107,7 +107,7 @@ describe('the app at a pond\'s URLs', () => {
         await session.check('moved-up');
 
         await row(gamma).getByRole('button', { name: t('tree.actions', { title: 'Gamma' }) }).click();
-        await page.getByRole('button', { name: t('tree.moveIn') }).click();
+        await page.getByRole('menuitem', { name: t('tree.moveIn') }).click();
         await page.locator(`li[data-page-id="${alpha}"] > ul li[data-page-id="${gamma}"]`).waitFor();
         assert.equal(await parentOf(gamma), alpha, 'moved into Alpha');
 
@@ -123,7 +123,7 @@ describe('the app at a pond\'s URLs', () => {
 
         // Trash Alpha, keeping Gamma: Gamma moves up to Alpha's place.
         await row(alpha).getByRole('button', { name: t('tree.actions', { title: 'Alpha' }) }).click();
-        await page.getByRole('button', { name: t('tree.trash') }).click();
+        await page.getByRole('menuitem', { name: t('tree.trash') }).click();
         await page.getByText(t('tree.trashQuestion', { title: 'Alpha' })).waitFor();
         await session.check('trash-question');
         await page.getByRole('button', { name: t('tree.trashKeepChildren') }).click();
