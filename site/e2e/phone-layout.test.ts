@@ -9,15 +9,19 @@
  * screenshots as `frame-<shape>-<screen>.png`.
  */
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from 'playwright-core';
 import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
 import { openSession, SCREEN_SHAPES } from './browserSession.ts';
 import { editorContent, openEditor } from './editorPage.ts';
-import { expectNoSidewaysScroll } from './screenChecks.ts';
+import { checkBothSchemes, expectNoSidewaysScroll } from './screenChecks.ts';
 import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
 
 useSiteUnderTest();
+
+const screenshotDirectory = process.env.DT_SCREENSHOT_DIR ?? fileURLToPath(new URL('../../test-output/e2e/', import.meta.url));
 
 const PARAGRAPHS = Array.from({ length: 6 }, (_, index) => `Absatz ${index + 1}: Am Teich wachsen Schilf, Seerosen und Sumpfdotterblumen, und die Frösche quaken.`);
 
@@ -74,6 +78,8 @@ describe('app frame', () => {
         await session.screenshot('home');
         await openEditor(session, pageUrl);
         await session.screenshot('page');
+        // What the window shows before any scrolling: the frame above the text.
+        await page.screenshot({ path: path.join(screenshotDirectory, `frame-${shape.name}-page-window.png`) });
         await session.visit(`${instance.baseUrl}/settings`);
         await session.screenshot('settings');
 
@@ -140,7 +146,8 @@ describe('app frame', () => {
 
         // Settings: a text field and a select look alike.
         await session.visit(`${instance.baseUrl}/settings`);
-        await expectNoSidewaysScroll(page, `settings (${shape.name})`);
+        // Fields in light and dark: axe, their focus rings, no sideways scroll (screenshots settings and settings-dark).
+        await checkBothSchemes(session, 'settings');
         const looks = await page.evaluate(() => {
           const look = (element: Element | null) => {
             if (!element) return null;
