@@ -99,13 +99,28 @@ describe('app frame', () => {
 
         // The page: one header row, the first line of the text within the window.
         await openEditor(session, pageUrl);
-        assertOneRow(await headerItems(page, phone, t), `page header (${shape.name})`);
+        const pageHeader = await headerItems(page, phone, t);
+        // On a phone the pond's drawer button joins the header row, so the chrome above the page is one row.
+        if (phone) pageHeader.push(await boxOf('pond drawer button', page.locator('summary.app-sidebar-toggle')));
+        assertOneRow(pageHeader, `page header (${shape.name})`);
         await expectNoSidewaysScroll(page, `page (${shape.name})`);
         const firstLine = editorContent(page).locator(':scope > *').first();
         assert.equal((await firstLine.textContent())?.trim(), PARAGRAPHS[0]);
         const firstLineTop = (await firstLine.boundingBox())!.y;
         assert.ok(firstLineTop >= 0 && firstLineTop <= shape.viewport.height, `the first text line starts at ${firstLineTop}px, within the ${shape.viewport.height}px window`);
         assert.equal(await page.evaluate(() => window.scrollY), 0, 'measured without scrolling');
+        if (phone) {
+          // The drawer opens below the header, with the pond's screens in it, and closes again.
+          const headerBottom = (await boxOf('header', page.locator('.site-header'))).bottom;
+          await page.locator('summary.app-sidebar-toggle').tap();
+          const overview = page.locator('.app-sidebar').getByRole('link', { name: t('app.pondHome') });
+          await overview.waitFor();
+          assert.ok((await boxOf('overview link', overview)).top >= headerBottom, 'the open drawer lies below the header');
+          await expectNoSidewaysScroll(page, `page with the drawer open (${shape.name})`);
+          await session.check('drawer-open');
+          await page.locator('summary.app-sidebar-toggle').tap();
+          assert.equal(await overview.isVisible(), false);
+        }
 
         // Search: behind a button on the phone; opened it takes input, Escape closes the list, then the field, and focus returns.
         const box = page.getByRole('combobox', { name: t('search.headerLabel') });
