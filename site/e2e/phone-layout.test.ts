@@ -5,8 +5,10 @@
  * paragraphs the first line of the editor's text starts within the 390×844 window; nothing
  * scrolls sideways. On a desktop of 1280 px the header does not wrap either. Form fields share
  * one look (a text field and a select on the settings screen: border, radius, height, font),
- * and the pond cards of one row on the home screen are equally high. Axe on every screen;
- * screenshots as `frame-<shape>-<screen>.png`.
+ * and the pond cards of one row on the home screen are equally high. On a pond screen the
+ * phone's drawer button (the pond's name) shares the header row and opens the drawer below it.
+ * Without JavaScript the phone header is the same one row and its search button is a link to
+ * the results page. Axe on every screen; screenshots as `frame-<shape>-<screen>.png`.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -14,6 +16,7 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from 'playwright-core';
 import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
+import { createTranslator } from '../../editor/src/i18n/translator.ts';
 import { openSession, SCREEN_SHAPES } from './browserSession.ts';
 import { editorContent, openEditor } from './editorPage.ts';
 import { checkBothSchemes, expectNoSidewaysScroll } from './screenChecks.ts';
@@ -186,4 +189,37 @@ describe('app frame', () => {
       }
     });
   }
+
+  test('without JavaScript the phone header is one row too, and its search button leads to the results page (phone-de)', { timeout: 60_000 }, async () => {
+    await resetRateLimits(instance);
+    const { client } = await createVerifiedUser(instance, { locale: 'de' });
+    const pond = (await client.post('/ponds', { name: 'Stiller Teich' })).body as { id: string; slug: string };
+    const created = (await client.post(`/ponds/${pond.id}/pages`, { title: 'Ohne Skript', markdown: PARAGRAPHS.join('\n\n') })).body as { slug: string };
+    const phoneShape = SCREEN_SHAPES.find((shape) => shape.isMobile)!;
+    const t = createTranslator('de');
+    const context = await browser.newContext({ locale: phoneShape.browserLocale, viewport: phoneShape.viewport, isMobile: true, hasTouch: true, javaScriptEnabled: false });
+    context.setDefaultTimeout(10_000);
+    await context.addCookies([{ name: 'dt_session', value: client.sessionCookie!, url: instance.baseUrl }]);
+    try {
+      const page = await context.newPage();
+      await page.goto(`${instance.baseUrl}/${pond.slug}/${created.slug}`);
+      const searchLink = page.getByRole('link', { name: t('search.open') });
+      assertOneRow(
+        [
+          await boxOf('name', page.locator('.brand')),
+          await boxOf('pond drawer button', page.locator('summary.app-sidebar-toggle')),
+          await boxOf('search link', searchLink),
+          await boxOf('bell', page.locator('.bell-button')),
+          await boxOf('account', page.locator('.user-menu summary')),
+        ],
+        'page header without JavaScript',
+      );
+      const firstLine = page.locator('#page-body > *').first();
+      assert.ok((await firstLine.boundingBox())!.y <= phoneShape.viewport.height, 'the first text line within the window');
+      await Promise.all([page.waitForURL(`${instance.baseUrl}/search`), searchLink.tap()]);
+      await page.locator('#search-q').waitFor();
+    } finally {
+      await context.close();
+    }
+  });
 });
