@@ -8,7 +8,9 @@
  * opened, walked and closed by keyboard, closed by a press outside; the other language is saved
  * to the account and the page comes back in it; Sign out ends the session (the API answers 401
  * afterwards). Without JavaScript the menu still opens and the box still searches, and the
- * header sits exactly as it does once the islands are awake. Desktop in
+ * header sits exactly as it does once the islands are awake. On the phone the box waits behind
+ * its search button (site/e2e/phone-layout.test.ts checks that button); here it is opened
+ * first wherever the box is used. Desktop in
  * English, phone in German; axe with the list and the menu open. Screenshots as
  * `header-<shape>-<screen>.png`.
  */
@@ -19,6 +21,7 @@ import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.
 import { waitFor } from '../../api/testing/polling.ts';
 import { createTranslator, type Locale } from '../../editor/src/i18n/translator.ts';
 import { openSession, SCREEN_SHAPES } from './browserSession.ts';
+import { revealSearchBox } from './headerSearch.ts';
 import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
 
 useSiteUnderTest();
@@ -67,6 +70,7 @@ describe('header', () => {
       try {
         await session.visit(`${instance.baseUrl}/`);
         const box = page.getByRole('combobox', { name: t('search.headerLabel') });
+        await revealSearchBox(page, t);
         const suggestion = page.getByRole('option', { name: new RegExp(TITLE) });
 
         // One character asks nothing; "gar" is held back until "gart" has replaced it.
@@ -101,21 +105,25 @@ describe('header', () => {
 
         // A click (a tap on the phone) on a suggestion opens it too.
         await session.visit(`${instance.baseUrl}/`);
+        await revealSearchBox(page, t);
         await box.fill('gart');
         await Promise.all([page.waitForURL(`${instance.baseUrl}${pageHref}`), shape.isMobile ? suggestion.tap() : suggestion.click()]);
 
         // Up from nothing chosen is "Search for …"; Enter with nothing chosen submits the form. Both reach the results.
         await session.visit(`${instance.baseUrl}/`);
+        await revealSearchBox(page, t);
         await box.fill('gart');
         await suggestion.waitFor();
         await box.press('ArrowUp');
         await Promise.all([page.waitForURL(`${instance.baseUrl}/search?q=gart`), box.press('Enter')]);
         await page.locator('.search-hit').first().waitFor();
+        await revealSearchBox(page, t);
         await box.fill('gart');
         await suggestion.waitFor();
         await Promise.all([page.waitForURL(/\/search\?q=gart$/), box.press('Enter')]);
 
         // No match said in words; Escape closes the list and leaves the text.
+        await revealSearchBox(page, t);
         await box.fill('zzqxw');
         await page.locator('.suggest-note', { hasText: t('search.suggestNone', { query: 'zzqxw' }) }).waitFor();
         assert.equal(await page.getByRole('status').textContent(), t('search.suggestNone', { query: 'zzqxw' }), 'announced');
@@ -131,7 +139,7 @@ describe('header', () => {
         await page.unroute(isSearchCall);
         await box.fill('');
 
-        await checkUserMenu(session, shape.locale, reader.client);
+        await checkUserMenu(session, shape.locale, reader.client, shape.isMobile);
         assert.deepEqual(
           problems.filter((problem) => !problem.includes('net::ERR_FAILED')),
           [],
@@ -180,7 +188,7 @@ describe('header', () => {
 });
 
 /** The menu by keyboard, the other language, then Sign out. */
-async function checkUserMenu(session: Awaited<ReturnType<typeof openSession>>, locale: Locale, client: Awaited<ReturnType<typeof createVerifiedUser>>['client']): Promise<void> {
+async function checkUserMenu(session: Awaited<ReturnType<typeof openSession>>, locale: Locale, client: Awaited<ReturnType<typeof createVerifiedUser>>['client'], isMobile: boolean): Promise<void> {
   const { page, t } = session;
   const menu = page.locator('details.user-menu');
   const button = menu.locator('summary');
@@ -188,6 +196,7 @@ async function checkUserMenu(session: Awaited<ReturnType<typeof openSession>>, l
   const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
 
   // Tab from the search box reaches the notification bell, then the menu's button; Enter opens, Down walks, Escape closes and gives focus back.
+  await revealSearchBox(page, t);
   await page.getByRole('combobox', { name: t('search.headerLabel') }).focus();
   await page.keyboard.press('Tab');
   assert.ok(await page.locator('.bell-button').evaluate((element) => element === document.activeElement), 'the bell follows the search box');
@@ -223,7 +232,8 @@ async function checkUserMenu(session: Awaited<ReturnType<typeof openSession>>, l
   await page.locator(`html[lang="${other}"]`).waitFor();
   assert.equal(((await client.get('/users/me')).body as { locale: string }).locale, other);
   const otherT = createTranslator(other);
-  await page.getByRole('combobox', { name: otherT('search.headerLabel') }).waitFor();
+  // On the phone the box waits behind its button, which is named in the other language too.
+  await (isMobile ? page.getByRole('button', { name: otherT('search.open') }) : page.getByRole('combobox', { name: otherT('search.headerLabel') })).waitFor();
 
   // Sign out from the menu ends the session.
   await page.waitForFunction(() => document.querySelectorAll('astro-island[ssr]').length === 0);

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
 import { openSession, SCREEN_SHAPES } from './browserSession.ts';
+import { revealSearchBox } from './headerSearch.ts';
 import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
 
 useSiteUnderTest();
@@ -31,6 +32,7 @@ describe('search', () => {
       try {
         await session.visit(`${instance.baseUrl}/`);
         const box = page.getByRole('combobox', { name: t('search.headerLabel') });
+        await revealSearchBox(page, t);
         await box.fill(plain);
         await Promise.all([page.waitForURL(/\/search\?q=/), box.press('Enter')]);
         const hits = page.locator('.search-hit');

@@ -752,6 +752,7 @@ export const messagesDe: Record<MessageKey, string> = {
   'search.none': 'Nichts gefunden für {query}. Weniger oder andere Wörter helfen vielleicht.',
   'search.loadMore': 'Mehr laden',
   'search.headerLabel': 'Seiten durchsuchen',
+  'search.open': 'Suche öffnen',
   'serverError.title': 'Etwas ist schiefgegangen',
   'serverError.text': 'Diese Seite konnte nicht angezeigt werden. Bitte versuche es gleich noch einmal.',
   'pondSettings.title': 'Teich-Einstellungen',

@@ -750,6 +750,7 @@ export const messagesEn = {
   'search.none': 'Nothing found for {query}. Fewer or other words may help.',
   'search.loadMore': 'Load more',
   'search.headerLabel': 'Search pages',
+  'search.open': 'Open search',
   'serverError.title': 'Something went wrong',
   'serverError.text': 'This page could not be shown. Please try again in a moment.',
   'pondSettings.title': 'Pond settings',
