@@ -33,7 +33,7 @@ async function openAs(client: TestClient, shape: ScreenShape, prefix: string): P
 
 const toolbarOf = (session: BrowserSession) => session.page.getByRole('toolbar', { name: session.t('editor.toolbar') });
 
-/** The tooltip showing now (bits-ui portals it to the body), or null. */
+/** The tooltip showing now (bits-ui portals it into the page's main landmark), or null. */
 const shownTooltip = (page: Page) => page.evaluate(() => document.querySelector('[role="tooltip"]')?.textContent?.trim() ?? null);
 
 /** "Bold (Ctrl+B)" in English, "Fett (Strg+B)" in German: Chromium here runs on Linux. */
@@ -79,6 +79,7 @@ describe('the editor toolbar’s icons, names and tooltips', () => {
         const tooltipId = await page.locator('[role="tooltip"]').getAttribute('id');
         assert.equal(await bold.getAttribute('aria-describedby'), tooltipId, 'the focused button is described by its tooltip');
         assert.equal(await bold.getAttribute('aria-keyshortcuts'), 'Control+B Meta+B');
+        assert.equal(await page.locator('main [role="tooltip"]').count(), 1, 'inside the main landmark');
         await page.keyboard.press('ArrowRight');
         await waitFor(async () => (await shownTooltip(page)) === `${t('editor.italic')} (${CTRL[shape.locale]}+I)`, 5_000, 'the italic tooltip');
         // The tooltip stands clear of the button, inside the window.
