@@ -1,6 +1,6 @@
 /**
- * The page screen's side panels in Chromium: the outline lists the body's headings and a click
- * scrolls to one; the backlinks list a linking page with the text around its link; the history
+ * The page screen's side panels in Chromium: the outline lists the body's headings (not the
+ * new-comment box's) and a click scrolls to one; the backlinks list a linking page with the text around its link; the history
  * names the current state, previews a version, and restores it behind a confirmation (a
  * pre-restore version first, the read view shows the restored text). A member who loses write
  * access meanwhile gets the refusal in words, and readers see the history without its actions.
@@ -88,6 +88,25 @@ describe('page side panels', () => {
           return box.top >= -1 && box.top < window.innerHeight;
         });
         assert.ok(inView, `${hash} scrolled into view`);
+
+        // The new-comment box under the toolbar has a heading of its own: not one of the page's.
+        await page.locator('.page-editor-content').waitFor();
+        await page.locator('.page-editor-content p', { hasText: 'First draft' }).evaluate((paragraph) => {
+          const range = document.createRange();
+          range.selectNodeContents(paragraph);
+          const selection = window.getSelection()!;
+          selection.removeAllRanges();
+          selection.addRange(range);
+        });
+        await page.waitForTimeout(50);
+        await page.getByRole('toolbar', { name: t('editor.toolbar') }).getByRole('button', { name: t('editor.comment') }).click();
+        const commentBox = page.locator('.new-comment');
+        await commentBox.getByRole('heading', { name: t('comments.newOnPassage') }).waitFor();
+        // The outline reads the page again half a second after a change (OutlinePanel.svelte).
+        await page.waitForTimeout(900);
+        assert.deepEqual(await outline.getByRole('link').allTextContents(), ['Intro', 'Details', 'Deep end'], 'only the body’s headings');
+        await commentBox.getByRole('button', { name: t('comments.cancel') }).click();
+        await commentBox.waitFor({ state: 'detached' });
 
         // Backlinks: reached with the arrow key from the outline tab.
         await page.getByRole('tab', { name: t('panels.outline') }).focus();

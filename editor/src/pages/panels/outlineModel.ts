@@ -1,8 +1,10 @@
 /**
  * The outline: the page body's own headings, read from the DOM (the API has no outline field).
- * The rendered body gives each heading an id `h-<id>`; headings inside a transclusion belong to
- * another page, headings inside the side panels (a version's preview) are not the page's, and
- * the page's title (`#page-title`) stands above the outline.
+ * Only headings inside the body count: the rendered body (`#page-body`) until the editor takes
+ * over, then the editor's text (`.page-editor-content`). Everything else on the screen with a
+ * heading is not the page's: the title (`#page-title`) stands above the outline, the new-comment
+ * box under the toolbar, the side panels (a version's preview). Headings inside a transclusion
+ * belong to another page. The rendered body gives each heading an id `h-<id>`.
  */
 export interface OutlineEntry {
   level: number;
@@ -12,12 +14,13 @@ export interface OutlineEntry {
   element: HTMLElement;
 }
 
+const BODY_HEADINGS = ':is(#page-body, .page-editor-content) :is(h1, h2, h3, h4, h5, h6)';
 // The editor's host stays hidden until it has synced, beside the rendered body: its headings count once shown.
-const SKIPPED = '.dt-transclusion, .page-panels, [hidden]';
+const SKIPPED = '.dt-transclusion, .transclusion-box, .page-panels, [hidden]';
 
 export function readOutline(root: ParentNode): OutlineEntry[] {
-  return Array.from(root.querySelectorAll<HTMLElement>('h1, h2, h3, h4, h5, h6'))
-    .filter((heading) => heading.id !== 'page-title' && !heading.closest(SKIPPED) && (heading.textContent ?? '').trim() !== '')
+  return Array.from(root.querySelectorAll<HTMLElement>(BODY_HEADINGS))
+    .filter((heading) => !heading.closest(SKIPPED) && (heading.textContent ?? '').trim() !== '')
     .map((heading) => ({
       level: Number(heading.tagName.slice(1)),
       text: (heading.textContent ?? '').trim().replace(/\s+/g, ' '),
