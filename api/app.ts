@@ -10,6 +10,7 @@ import { serveFontAsset } from './http/fontAssets.ts';
 import { requestLogging } from './http/requestLogging.ts';
 import { registerRoutes } from './http/routeTable.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
+import { feedAliases } from './feeds/feedAliases.ts';
 import { mountSitemap } from './publicPages/sitemap.ts';
 import { mountMcpEndpoint } from './mcp/mcpEndpoint.ts';
 import { mountPublicApi } from './publicApi/publicApiRouter.ts';
@@ -39,6 +40,8 @@ export async function createApp(services: AppServices, options: { site: boolean 
   api.use(express.json({ limit: JSON_BODY_LIMIT, strict: false, type: ['application/json', '+json'] }));
   registerRoutes(api, internalApiRoutes, services, { authenticate: sessionCookieAuthentication });
   app.use('/api/v1', api);
+  // `/<pond>/feed.xml` and `/<pond>/<page>/feed.xml`: the same answers as the spec's feed routes.
+  app.use(feedAliases(api));
   mountPublicApi(app, services);
   mountMcpEndpoint(app, services);
   app.use('/api', (_req, _res, next) => next(new ApiError('not_found')));

@@ -1,15 +1,16 @@
 /**
  * The Markdown ZIP export of a pond: one `<slug>.md` per live page the subject may read, flat
  * (the spec: the hierarchy is organizational only; a page's parent is named in its front
- * matter instead). Used by the internal route (api/routes/exportRoutes.ts) and the public
+ * matter instead), and the files those pages claim under `attachments/`, the pages linking to
+ * them relatively (exportAttachments.ts). Used by the internal route (api/routes/exportRoutes.ts) and the public
  * REST API's `export.zip`; the caller has checked that the subject sees the pond.
  *
  * Which pages: the policy module's page listing (`listVisiblePages`), never our own reading
  * of grants, so the export shows exactly what the page list shows. The body is the stored
  * Markdown cache (`page_contents`, written by every save), not a fresh render.
  *
- * Bounded memory for any pond size: the pages are listed and their Markdown loaded
- * `EXPORT_BATCH_PAGES` at a time, and the next batch is loaded only once yazl has started on
+ * Bounded memory for any pond size: the pages are listed and their Markdown loaded (and
+ * their attachments verified) `EXPORT_BATCH_PAGES` at a time, and the next batch is loaded only once yazl has started on
  * the last entry of the previous one. Entries are lazy read streams, which yazl pipes into its
  * output with backpressure, so a slow client holds the producer back instead of the process
  * buffering the pond; at most about two batches of Markdown are in memory.
@@ -26,6 +27,9 @@ import { listVisiblePages } from '../pages/pageListing.ts';
 import { subjectAccessTo, type AccessSubject } from '../policies/accessPolicy.ts';
 import type { PageListItemView } from '../presenters/pagePresenter.ts';
 import type { AppServices } from '../services.ts';
+import { publicBaseUrl } from '../feeds/feedUrls.ts';
+import type { MediaCaller } from '../files/mediaDelivery.ts';
+import { attachmentStream, isCompressedFormat, loadClaimedFiles, relinkAttachments, verifiedAttachments, type ExportAttachment } from './exportAttachments.ts';
 
 /** Pages listed and loaded per query. */
 export const EXPORT_BATCH_PAGES = 200;
@@ -47,9 +51,18 @@ export async function streamPondMarkdownZip(services: AppServices, subject: Acce
   const access = await subjectAccessTo(sequelize, subject, pond.id);
   if (!access) throw notFound();
   const labelNames = await loadLabelNames(sequelize, pond.id);
+  const baseUrl = await publicBaseUrl(services);
+  // A damaged file found on the way is audited under the exporting account.
+  const caller: MediaCaller = { actor: subject.userId ? { id: subject.userId, name: null } : null, ip: res.req?.ip };
+  const loadBatch = async (pages: readonly PageListItemView[]): Promise<Batch> => {
+    const [contents, claimed] = await Promise.all([loadContents(sequelize, pond.id, pages), loadClaimedFiles(sequelize, pond.id, pages.map((page) => page.id))]);
+    const attachments = new Map<string, ExportAttachment[]>();
+    for (const [pageId, files] of claimed) attachments.set(pageId, await verifiedAttachments(services, files, caller));
+    return { pages, contents, attachments, baseUrl, labelNames, dataDir: services.config.dataDir };
+  };
   // The first batch before any header: a failure here still answers a JSON error.
   let listing = await listVisiblePages(sequelize, access, { limit: EXPORT_BATCH_PAGES });
-  let contents = await loadContents(sequelize, pond.id, listing.items);
+  let batch = await loadBatch(listing.items);
 
   res.status(200);
   res.setHeader('Content-Type', ZIP_MEDIA_TYPE);
@@ -66,14 +79,18 @@ export async function streamPondMarkdownZip(services: AppServices, subject: Acce
     () => 'done' as const,
     () => 'gone' as const,
   );
+  // An attachment that changed after its check, or an entry of the wrong length: the archive
+  // breaks off (detectably truncated) instead of holding unchecked bytes.
+  const fail = (error: Error) => output.destroy(error);
+  zip.on('error', fail);
   try {
     for (;;) {
-      const lastStarted = addBatch(zip, listing.items, contents, labelNames);
+      const lastStarted = addBatch(zip, batch, fail);
       const cursor: TimelineCursor | null = listing.nextCursor ? timelineCursor.decode(listing.nextCursor) : null;
       if (!cursor) break;
       if ((await Promise.race([lastStarted, gone])) === 'gone') return;
       listing = await listVisiblePages(sequelize, access, { limit: EXPORT_BATCH_PAGES, cursor });
-      contents = await loadContents(sequelize, pond.id, listing.items);
+      batch = await loadBatch(listing.items);
     }
     zip.end();
   } catch (error) {
@@ -90,26 +107,48 @@ interface PageContent {
   parentSlug: string | null;
 }
 
+/** One batch of pages with what their entries need. */
+interface Batch {
+  pages: readonly PageListItemView[];
+  contents: Map<string, PageContent>;
+  /** Per page, its claimed files whose bytes passed the check. */
+  attachments: Map<string, ExportAttachment[]>;
+  baseUrl: string;
+  labelNames: Map<string, string>;
+  dataDir: string;
+}
+
 /**
- * Adds one batch as lazy entries (yazl asks for an entry's data when its turn comes); resolves
- * when it asks for the batch's last one, i.e. when all earlier entries are written.
+ * Adds one batch as lazy entries (yazl asks for an entry's data when its turn comes): each page,
+ * then its attachments. Resolves when yazl asks for the batch's last entry, i.e. when all
+ * earlier entries are written.
  */
-function addBatch(zip: ZipFile, pages: readonly PageListItemView[], contents: Map<string, PageContent>, labelNames: Map<string, string>): Promise<'started'> {
+function addBatch(zip: ZipFile, batch: Batch, fail: (error: Error) => void): Promise<'started'> {
   return new Promise((resolve) => {
+    const { pages, contents, attachments, labelNames } = batch;
     if (pages.length === 0) resolve('started');
     pages.forEach((page, index) => {
       const content = contents.get(page.id) ?? { markdown: '', parentSlug: null };
+      const files = attachments.get(page.id) ?? [];
       const labels = page.labelIds.flatMap((id) => labelNames.get(id) ?? []).sort((a, b) => a.localeCompare(b));
       // The listing nulls a parent the subject may not read: its slug is not named either.
       const parent = page.parentId === null ? null : content.parentSlug;
-      let bytes: Buffer | null = Buffer.from(frontMatter({ title: page.title, slug: page.slug, parent, labels, updated: page.updatedAt }) + content.markdown, 'utf8');
-      const last = index === pages.length - 1;
+      const markdown = relinkAttachments(content.markdown, files, batch.baseUrl);
+      let bytes: Buffer | null = Buffer.from(frontMatter({ title: page.title, slug: page.slug, parent, labels, updated: page.updatedAt }) + markdown, 'utf8');
+      const lastPage = index === pages.length - 1;
       zip.addReadStreamLazy(`${page.slug}.md`, { mtime: new Date(page.updatedAt), size: bytes.length }, (callback) => {
-        if (last) resolve('started');
+        if (lastPage && files.length === 0) resolve('started');
         callback(null, Readable.from([bytes!], { objectMode: false }));
         // yazl keeps every entry (and so this function) until the end for the central
         // directory: dropping the reference lets the page's bytes go once they are written.
         bytes = null;
+      });
+      files.forEach((file, fileIndex) => {
+        const last = lastPage && fileIndex === files.length - 1;
+        zip.addReadStreamLazy(file.entryName, { mtime: new Date(page.updatedAt), size: file.size, compress: !isCompressedFormat(file.extension) }, (callback) => {
+          if (last) resolve('started');
+          callback(null, attachmentStream(batch.dataDir, file, fail));
+        });
       });
     });
   });

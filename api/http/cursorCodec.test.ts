@@ -36,7 +36,7 @@ describe('cursor codec', () => {
   test('search ranks: what a real holds, never negative', () => {
     for (const rank of [1e308, -1e308, 3.5e38, -0.5, 1e-40, '0.5', null]) assert.equal(searchCursor.decode(wire([0, rank, ID])), null, String(rank));
     for (const rank of [0, 1e-30, 0.5, 1, 3.4e38]) assert.ok(searchCursor.decode(wire([1, rank, ID])), String(rank));
-    for (const tier of [3, -1, '0', 0.5]) assert.equal(searchCursor.decode(wire([tier, 0.5, ID])), null, String(tier));
+    for (const tier of [4, -1, '0', 0.5]) assert.equal(searchCursor.decode(wire([tier, 0.5, ID])), null, String(tier));
   });
 
   test('text without NUL or lone surrogates, ids that are uuids, and exactly the shape handed out', () => {

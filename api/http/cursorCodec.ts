@@ -98,13 +98,13 @@ export const notificationCursor = cursorCodec<NotificationCursor>(
 
 /** Where a page of search results ended in the ranked order (tier, rank best first, page id). */
 export interface SearchCursor {
-  tier: 0 | 1 | 2;
+  tier: 0 | 1 | 2 | 3;
   rank: number;
   id: string;
 }
 
 export const searchCursor = cursorCodec<SearchCursor>(
-  z.tuple([z.union([z.literal(0), z.literal(1), z.literal(2)]), rank, id]).transform(([tier, value, pageId]) => ({ tier, rank: value, id: pageId })),
+  z.tuple([z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]), rank, id]).transform(([tier, value, pageId]) => ({ tier, rank: value, id: pageId })),
   (cursor) => [cursor.tier, cursor.rank, cursor.id],
 );
 

@@ -1,13 +1,18 @@
 /**
  * The landing page's text: the `home.content` setting, or a built-in welcome while it is
- * empty. The welcome is written in the instance default locale, never the caller's: the
- * landing document is identical for everyone (generated once, served as stored bytes), and
- * `GET /api/v1/home/content` answers the same text as that document shows.
+ * empty. `GET /api/v1/home/content` (and the generated landing document) write the welcome in
+ * the instance default locale; the landing page visitors see at `/` (site/src/pages/index.astro,
+ * through `GET /api/v1/home/overview`) speaks the visitor's language, as /login does, and lists
+ * what the public may read: the public ponds and the public pages changed most recently.
  */
+import { QueryTypes, type Sequelize } from 'sequelize';
 import { documentToHtml, markdownToDocument } from '../../content-pipeline/index.ts';
 import { apiText } from '../i18n/apiTexts.ts';
 import type { Locale } from '../i18n/locale.ts';
+import { listReachablePonds } from '../policies/accessPolicy.ts';
+import { ANONYMOUS } from '../policies/grantResolution.ts';
 import { getSetting } from '../settings/instanceSettings.ts';
+import { loadPublicTree } from './publicDocumentData.ts';
 
 export interface HomeContent {
   /** The Markdown the landing page shows: the setting, or the built-in welcome. */
@@ -39,15 +44,74 @@ export function renderSiteMarkdown(markdown: string): string {
   return documentToHtml(markdownToDocument(markdown));
 }
 
-/** The landing page for a `home.content` text (saved or previewed): blank counts as empty. */
-export async function homeContentFor(text: string): Promise<HomeContent> {
+/**
+ * The landing page for a `home.content` text (saved or previewed): blank counts as empty.
+ * The welcome is in `locale`, by default the instance's.
+ */
+export async function homeContentFor(text: string, locale?: Locale): Promise<HomeContent> {
   if (text.trim()) return { markdown: text, html: renderSiteMarkdown(text), isDefault: false };
-  const [locale, instanceName] = await Promise.all([getSetting('instance.defaultLocale'), getSetting('instance.name')]);
-  const markdown = defaultHomeMarkdown(locale, instanceName);
+  const [defaultLocale, instanceName] = await Promise.all([getSetting('instance.defaultLocale'), getSetting('instance.name')]);
+  const markdown = defaultHomeMarkdown(locale ?? defaultLocale, instanceName);
   return { markdown, html: renderSiteMarkdown(markdown), isDefault: true };
 }
 
-/** The landing page's current text from the settings, rendered. */
-export async function loadHomeContent(): Promise<HomeContent> {
-  return homeContentFor(await getSetting('home.content'));
+/** The landing page's current text from the settings, rendered (the welcome in `locale`, by default the instance's). */
+export async function loadHomeContent(locale?: Locale): Promise<HomeContent> {
+  return homeContentFor(await getSetting('home.content'), locale);
+}
+
+/** Public ponds and recently changed public pages the landing page lists. */
+export const LANDING_PONDS_SHOWN = 12;
+export const LANDING_PAGES_SHOWN = 8;
+/** Ponds looked into for the lists: a bound for an instance with very many public ponds. */
+const LANDING_PONDS_SCANNED = 200;
+
+export interface PublicPondEntry {
+  slug: string;
+  name: string;
+  /** Pages the public may read. */
+  pageCount: number;
+  /** The newest change among those pages (ISO 8601). */
+  updatedAt: string;
+}
+
+export interface PublicPageEntry {
+  pond: { slug: string; name: string };
+  slug: string;
+  title: string;
+  updatedAt: string;
+}
+
+export interface PublicOverview {
+  ponds: PublicPondEntry[];
+  recentPages: PublicPageEntry[];
+}
+
+const newestFirst = (a: { updatedAt: string }, b: { updatedAt: string }) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0);
+
+/**
+ * What the public may read, newest first: ponds with at least one public page, and the public
+ * pages changed most recently across them. The same verdicts as the pond index and the sitemap
+ * (loadPublicTree: the `public` subject's read access per page), so nothing private is named.
+ */
+export async function loadPublicOverview(sequelize: Sequelize): Promise<PublicOverview> {
+  const reachable = (await listReachablePonds(sequelize, ANONYMOUS)).slice(0, LANDING_PONDS_SCANNED);
+  const ponds: PublicPondEntry[] = [];
+  const pages: PublicPageEntry[] = [];
+  for (const access of reachable) {
+    const tree = await loadPublicTree(sequelize, access.data.pondId);
+    if (!tree || tree.pages.length === 0 || !tree.lastModified) continue;
+    const pond = { slug: tree.pond.slug, name: tree.pond.name };
+    ponds.push({ ...pond, pageCount: tree.pages.length, updatedAt: tree.lastModified.toISOString() });
+    const updated = await sequelize.query<{ id: string; updated_at: Date }>(`SELECT id, updated_at FROM pages WHERE id = ANY ($1::uuid[]) ORDER BY updated_at DESC, id LIMIT ${LANDING_PAGES_SHOWN}`, {
+      bind: [tree.pages.map((page) => page.id)],
+      type: QueryTypes.SELECT,
+    });
+    const byId = new Map(tree.pages.map((page) => [page.id, page]));
+    for (const row of updated) {
+      const page = byId.get(row.id)!;
+      pages.push({ pond, slug: page.slug, title: page.title, updatedAt: new Date(row.updated_at).toISOString() });
+    }
+  }
+  return { ponds: ponds.sort(newestFirst).slice(0, LANDING_PONDS_SHOWN), recentPages: pages.sort(newestFirst).slice(0, LANDING_PAGES_SHOWN) };
 }

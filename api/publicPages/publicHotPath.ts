@@ -6,7 +6,6 @@
  * caches it.
  *
  * Served here (GET and HEAD):
- *   /                                  landing page (visitors: no session cookie)
  *   /:pond, /:pond/:page               visitors only: a session cookie gets the app (Astro) there
  *   /legal/imprint, /legal/privacy     legal pages (also /api/v1/legal/:kind; setup-exempt)
  *   /:pond                             the pond's public index
@@ -15,7 +14,9 @@
  *   /api/v1/public/:pond/:page         the same HTML bytes
  *   /api/v1/public/:pond/:page/content JSON for a single-page client
  * Anything else, and any document the public may not read, goes on to Express (`next`), which
- * answers the localized 404 — the same for a missing and a private page.
+ * answers the localized 404 — the same for a missing and a private page. The landing page `/`
+ * is not served from here: it speaks each visitor's language and lists the public ponds and
+ * pages changed lately, so the site renders it (site/src/pages/index.astro).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.ts';
@@ -54,7 +55,7 @@ interface Target {
 export function targetOf(url: string, hasSession: boolean, accept: string | undefined): Target | null {
   const query = url.indexOf('?');
   const raw = (query < 0 ? url : url.slice(0, query)).toLowerCase();
-  if (raw === '/') return hasSession ? null : { path: '/', representation: 'html', negotiates: false, setupExempt: false, cookieDecides: true };
+  if (raw === '/') return null;
   const parts = raw.split('/');
   parts.shift();
   if (parts[0] === 'legal' || (parts[0] === 'api' && parts[1] === 'v1' && parts[2] === 'legal')) {

@@ -374,7 +374,7 @@ describe('GET /search', () => {
       for (const limit of ['0', '51', 'abc', '1.5', '-1', '']) assertFieldError(await cast.reader.client.get(searchPath({ q: 'x', limit })), 'query.limit');
       assert.equal((await cast.reader.client.get(searchPath({ q: 'x', limit: 50 }))).status, 200);
       const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-      const cursors = ['nonsense', encode([3, 0.5, MISSING_UUID]), encode([0, 'x', MISSING_UUID]), encode([0, 0.5, 'not-a-uuid']), encode([0, 0.5]), encode({ tier: 0 }), ''];
+      const cursors = ['nonsense', encode([4, 0.5, MISSING_UUID]), encode([0, 'x', MISSING_UUID]), encode([0, 0.5, 'not-a-uuid']), encode([0, 0.5]), encode({ tier: 0 }), ''];
       // Ranks a Postgres real cannot hold reached the statement as a 500.
       cursors.push(encode([0, 1e308, MISSING_UUID]), encode([0, -1e308, MISSING_UUID]), encode([1, 1e-40, MISSING_UUID]), encode([2, 3.5e38, MISSING_UUID]));
       for (const cursor of cursors) assertFieldError(await cast.reader.client.get(searchPath({ q: 'x', cursor })), 'query.cursor');

@@ -1,11 +1,13 @@
 /**
  * The Postgres search engine (the `SearchEngine` of searchEngine.ts).
  *
- * Results come in three tiers, each ranked by `ts_rank` over the stored vectors (weights:
+ * Results come in four tiers, each ranked by `ts_rank` over the stored vectors (weights:
  * title A 1.0, labels B 0.4, body C 0.2; no `to_tsvector` at query time):
  *   0. full-text matches in the title or label names (`search_head`),
  *   1. other full-text matches (`search_vector`),
- *   2. the substring fallback: pages holding a word that contains a query word ('wiss' →
+ *   2. matches through a German transliteration only ('Baeume' → 'Bäume', 'Größe' →
+ *      'Groesse'): below every match of the words as typed,
+ *   3. the substring fallback: pages holding a word that contains a query word ('wiss' →
  *      'Wissensbasis'), found through the lexicon (`search_lexemes`) and then the vectors'
  *      index. Only once the full-text tiers are exhausted, and never a page they hold.
  *
@@ -33,13 +35,17 @@ import { candidatesStatement, lexiconStatement, presentationStatement, tsqueryOp
 
 interface Candidate {
   id: string;
-  tier: 0 | 1 | 2;
+  tier: 0 | 1 | 2 | 3;
   rank: number;
 }
 
 /** The result order: tier, then rank (best first), then page id. */
 function byRank(a: Candidate, b: Candidate): number {
   return a.tier - b.tier || b.rank - a.rank || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+function idsInTier(candidates: readonly Candidate[], tier: Candidate['tier']): string[] {
+  return candidates.filter((candidate) => candidate.tier === tier).map((candidate) => candidate.id);
 }
 
 /** Where the statements of one search run. */
@@ -84,10 +90,13 @@ async function rowsOf<Row extends object>(session: SearchSession, statement: Sta
 /** The lexemes of every partial term; null when there are none or a term has none (nothing can match all of them). */
 async function lookUpFallback(session: SearchSession, parsed: ParsedSearchQuery): Promise<Fallback | null> {
   if (parsed.partialTerms.length === 0) return null;
-  const rows = await rowsOf<{ term: number; lexeme: string }>(session, lexiconStatement(parsed.partialTerms));
+  const rows = await rowsOf<{ term: number; lexeme: string }>(session, lexiconStatement(parsed.partialTerms, parsed.transliterations));
   const alternatives = parsed.partialTerms.map((_, index) => rows.filter((row) => row.term === index).map((row) => tsqueryOperand(row.lexeme)));
   if (alternatives.some((lexemes) => lexemes.length === 0)) return null;
-  return { alternatives, excluded: parsed.excludedTerms };
+  // An excluded word excludes its other spelling too ('-muehle' keeps out 'Mühle').
+  const others = new Map(parsed.transliterations);
+  const otherSpellings = parsed.excludedTerms.map((words) => words.split(' ').map((word) => others.get(word) ?? word).join(' ')).filter((words) => !parsed.excludedTerms.includes(words));
+  return { alternatives, excluded: [...parsed.excludedTerms, ...otherSpellings] };
 }
 
 interface PresentedRow {
@@ -130,16 +139,16 @@ export async function searchInScope(sequelize: Sequelize, request: SearchRequest
     const candidates = rows.sort(byRank);
     const page = candidates.slice(0, request.limit);
     if (page.length === 0) return { items: [], nextCursor: null };
-    const fallbackIds = page.filter((candidate) => candidate.tier === 2).map((candidate) => candidate.id);
+    const fallbackIds = idsInTier(page, 3);
     await allowIndexScans(session);
-    const presented = await rowsOf<PresentedRow>(session, presentationStatement(parsed, fallback, page.map((candidate) => candidate.id), fallbackIds), { prepared: true });
+    const presented = await rowsOf<PresentedRow>(session, presentationStatement(parsed, fallback, page.map((candidate) => candidate.id), fallbackIds, idsInTier(page, 2)), { prepared: true });
     const byId = new Map(presented.map((row) => [row.id, row]));
     const items = page.flatMap((candidate): SearchHit[] => {
       const row = byId.get(candidate.id);
       if (!row) return [];
       const pond = { id: row.pond_id, slug: row.pond_slug, name: row.pond_name };
       const snippet = row.snippet.replace(/\s+/g, ' ').trim();
-      return [{ ...presentPageReference(row), pond, labels: row.labels, snippet, match: candidate.tier === 2 ? 'substring' : 'fulltext' }];
+      return [{ ...presentPageReference(row), pond, labels: row.labels, snippet, match: candidate.tier === 3 ? 'substring' : 'fulltext' }];
     });
     const last = page.at(-1)!;
     return { items, nextCursor: candidates.length > request.limit ? searchCursor.encode({ tier: last.tier, rank: last.rank, id: last.id }) : null };
@@ -157,15 +166,14 @@ export async function explainSearch(sequelize: Sequelize, request: SearchRequest
       const plan = await rowsOf<{ 'QUERY PLAN': string }>(session, { sql: `EXPLAIN ${statement.sql}`, bind: statement.bind });
       lines.push(...plan.map((row) => row['QUERY PLAN']));
     };
-    if (parsed.partialTerms.length > 0) await explain(lexiconStatement(parsed.partialTerms));
+    if (parsed.partialTerms.length > 0) await explain(lexiconStatement(parsed.partialTerms, parsed.transliterations));
     const fallback = await lookUpFallback(session, parsed);
     const candidates = candidatesStatement(resolved, parsed, fallback, null, request.limit + 1);
     await explain(candidates);
     const rows = await rowsOf<Candidate>(session, candidates);
     const page = rows.sort(byRank).slice(0, request.limit);
     await allowIndexScans(session);
-    const fallbackIds = page.filter((candidate) => candidate.tier === 2).map((candidate) => candidate.id);
-    if (page.length > 0) await explain(presentationStatement(parsed, fallback, page.map((candidate) => candidate.id), fallbackIds));
+    if (page.length > 0) await explain(presentationStatement(parsed, fallback, page.map((candidate) => candidate.id), idsInTier(page, 3), idsInTier(page, 2)));
     return lines;
   });
 }

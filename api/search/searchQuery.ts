@@ -10,6 +10,8 @@ import { HIT_END, HIT_START } from './searchEngine.ts';
 export const MAX_QUERY_CHARS = 500;
 /** More words than this do not make a better fallback, only a slower one. */
 const MAX_FALLBACK_TERMS = 8;
+/** Each transliterated word is one `ts_rewrite` of the query: a bound for a pathological query. */
+const MAX_TRANSLITERATIONS = 16;
 
 export interface ParsedSearchQuery {
   /** The text for websearch_to_tsquery (control characters removed). */
@@ -20,6 +22,31 @@ export interface ParsedSearchQuery {
   excludedTerms: string[];
   /** The words of the phrases, lower-cased (where a snippet should look first). */
   phraseWords: string[];
+  /**
+   * Every query word (found, phrase or excluded) with its other German spelling, lower-cased:
+   * `['baeume', 'bäume']`, `['größe', 'groesse']`. The transliteration tier searches for either.
+   */
+  transliterations: [word: string, other: string][];
+}
+
+const UMLAUT_SPELLED: Record<string, string> = { ä: 'ae', ö: 'oe', ü: 'ue' };
+const SPELLED_UMLAUT: Record<string, string> = { ae: 'ä', oe: 'ö', ue: 'ü' };
+/**
+ * `ae`, `oe`, `ue` spell an umlaut after a consonant ('Baeume', 'Groesse', 'Muenze'), rarely
+ * after a vowel or `q` ('Feuer', 'Quelle', 'neue'): those stay as they are.
+ */
+const SPELLED = /(?<=[b-df-hj-npr-tv-zß])(ae|oe|ue)/g;
+
+/**
+ * The other German spelling of a lower-cased word, or null when it has none: umlauts spelled
+ * out ('bäume' → 'baeume', 'größe' → 'groeße') or spelled-out umlauts written as such
+ * ('baeume' → 'bäume', 'groesse' → 'grösse'). ß and ss need none: the `dt_search`
+ * configuration already folds ß to ss (and ä to a), so 'strasse' and 'straße' are one word.
+ */
+export function transliterationOf(word: string): string | null {
+  if (/[äöü]/.test(word)) return word.replace(/[äöü]/g, (umlaut) => UMLAUT_SPELLED[umlaut]!);
+  const written = word.replace(SPELLED, (pair) => SPELLED_UMLAUT[pair]!);
+  return written === word ? null : written;
 }
 
 const WORD = /[\p{L}\p{N}]+/gu;
@@ -45,5 +72,16 @@ export function parseSearchQuery(raw: string): ParsedSearchQuery {
     if (excluded) excludedTerms.push(...words);
     else if (token.toLowerCase() !== 'or') partialTerms.push(...words);
   }
-  return { text, partialTerms: [...new Set(partialTerms)].slice(0, MAX_FALLBACK_TERMS), excludedTerms: [...new Set(excludedTerms)], phraseWords: [...new Set(phraseWords)] };
+  const everyWord = new Set([...partialTerms, ...phraseWords, ...excludedTerms.flatMap((terms) => terms.split(' '))]);
+  const transliterations = [...everyWord].flatMap((word): [string, string][] => {
+    const other = transliterationOf(word);
+    return other === null ? [] : [[word, other]];
+  });
+  return {
+    text,
+    partialTerms: [...new Set(partialTerms)].slice(0, MAX_FALLBACK_TERMS),
+    excludedTerms: [...new Set(excludedTerms)],
+    phraseWords: [...new Set(phraseWords)],
+    transliterations: transliterations.slice(0, MAX_TRANSLITERATIONS),
+  };
 }

@@ -2,9 +2,11 @@
  * The SQL of the Postgres search engine (postgresSearch.ts), one builder per statement:
  *
  * 1. the lexicon lookup: the lexemes standing for each partial word of the query;
- * 2. the candidates: full-text matches (tier 0 title or label hit, tier 1 body only) and, when
- *    they are exhausted before the page is full, the substring fallback (tier 2), each bounded
- *    and ranked where found. One statement, so the permission lists travel once;
+ * 2. the candidates: full-text matches (tier 0 title or label hit, tier 1 body only), matches
+ *    of the German transliterations only (tier 2: 'Baeume' finding 'Bäume', 'Größe' finding
+ *    'Groesse') and, when they are exhausted before the page is full, the substring fallback
+ *    (tier 3), each bounded and ranked where found. One statement, so the permission lists
+ *    travel once;
  * 3. the presentation of one page of hits: titles, ponds, label chips, snippets.
  *
  * No statement computes `to_tsvector`: matching and ranking use the stored vectors.
@@ -18,6 +20,7 @@ import type { SearchScope } from './searchScope.ts';
 
 export const HEAD_CANDIDATES = 50;
 export const BODY_CANDIDATES = 100;
+export const TRANSLITERATED_CANDIDATES = 100;
 export const FALLBACK_CANDIDATES = 100;
 /** Pages holding all of a phrase's words that are checked for the phrase itself. */
 export const PHRASE_PAGES = 1_000;
@@ -50,9 +53,12 @@ export function tsqueryOperand(lexeme: string): string {
 }
 
 /** The lexemes of each partial term: an infix match (trigram index) from 3 characters, a prefix below. */
-export function lexiconStatement(terms: readonly string[]): Statement {
+export function lexiconStatement(terms: readonly string[], transliterations: readonly (readonly [string, string])[] = []): Statement {
   const parameters = new SqlParameters();
-  const lookups = terms.map((term, index) => {
+  const others = new Map(transliterations);
+  // A term's other German spelling stands for it too ('baeum' finds 'Bäume').
+  const spellings = terms.flatMap((term, index) => (others.has(term) ? [[index, term], [index, others.get(term)!]] : [[index, term]]) as [number, string][]);
+  const lookups = spellings.map(([index, term]) => {
     const folded = `lower(dt_unaccent(${parameters.add(term, 'text')}))`;
     return term.length >= 3
       ? `(SELECT ${index} AS term, lexeme FROM search_lexemes WHERE lexeme LIKE '%' || ${folded} || '%' ORDER BY length(lexeme), lexeme LIMIT ${LEXEMES_PER_TERM})`
@@ -64,6 +70,21 @@ export function lexiconStatement(terms: readonly string[]): Statement {
 
 function fullTextTsquery(parameters: SqlParameters, parsed: ParsedSearchQuery): string {
   return `websearch_to_tsquery('${SEARCH_CONFIG}', ${parameters.add(parsed.text, 'text')})`;
+}
+
+/**
+ * `query` (a tsquery expression) with every transliterated word standing for either spelling:
+ * `baeume & x` → `(baeume | baume) & x` (the configuration folds 'bäume' to 'baume'). The
+ * structure stays: phrases, OR and exclusions keep their meaning for both spellings. Null when
+ * no word of the query has another spelling.
+ */
+function transliteratedTsquery(parameters: SqlParameters, parsed: ParsedSearchQuery, query: string): string | null {
+  if (parsed.transliterations.length === 0) return null;
+  return parsed.transliterations.reduce((rewritten, [word, other]) => {
+    const target = `plainto_tsquery('${SEARCH_CONFIG}', ${parameters.add(word, 'text')})`;
+    const either = `(${target} || plainto_tsquery('${SEARCH_CONFIG}', ${parameters.add(other, 'text')}))`;
+    return `ts_rewrite(${rewritten}, ${target}, ${either})`;
+  }, query);
 }
 
 /** The fallback as one tsquery (every term by one of its lexemes, none of the excluded words), for ranking and highlighting. */
@@ -93,11 +114,32 @@ function bodySql(parameters: SqlParameters, parsed: ParsedSearchQuery, query: st
     return `SELECT p.id, 1 AS tier, ts_rank(p.search_vector, ${query}) AS rank
         FROM pages p WHERE p.search_vector @@ ${query} AND NOT (p.search_head @@ ${query}) AND ${readable} LIMIT ${BODY_CANDIDATES + 1}`;
   }
-  // The same query with the phrases' words merely AND-ed: the index answers it exactly.
-  const loose = `websearch_to_tsquery('${SEARCH_CONFIG}', ${parameters.add(parsed.text.replace(/"/g, ' '), 'text')})`;
+  const loose = looseTsquery(parameters, parsed);
   return `SELECT c.id, 1 AS tier, ts_rank(c.search_vector, ${query}) AS rank
         FROM (SELECT p.id, p.search_vector, p.search_head FROM pages p WHERE p.search_vector @@ ${loose} AND ${readable} LIMIT ${PHRASE_PAGES}) AS c
        WHERE c.search_vector @@ ${query} AND NOT (c.search_head @@ ${query}) LIMIT ${BODY_CANDIDATES + 1}`;
+}
+
+/** The query with the phrases' words merely AND-ed: the index answers it exactly. */
+function looseTsquery(parameters: SqlParameters, parsed: ParsedSearchQuery): string {
+  return `websearch_to_tsquery('${SEARCH_CONFIG}', ${parameters.add(parsed.text.replace(/"/g, ' '), 'text')})`;
+}
+
+/**
+ * Tier 2: pages the query finds only through a transliterated spelling, ranked by that query
+ * over the full vector (title hits first). Below every full-text match of the words as typed,
+ * so 'Baeume' lists the pages saying 'Baeume' before those saying 'Bäume'. A phrase is bounded
+ * as in tier 1.
+ */
+function transliteratedSql(parameters: SqlParameters, parsed: ParsedSearchQuery, query: string, transliterated: string, readable: string): string {
+  if (parsed.phraseWords.length === 0) {
+    return `SELECT p.id, 2 AS tier, ts_rank(p.search_vector, ${transliterated}) AS rank
+        FROM pages p WHERE p.search_vector @@ ${transliterated} AND NOT (p.search_vector @@ ${query}) AND ${readable} LIMIT ${TRANSLITERATED_CANDIDATES + 1}`;
+  }
+  const loose = transliteratedTsquery(parameters, parsed, looseTsquery(parameters, parsed))!;
+  return `SELECT c.id, 2 AS tier, ts_rank(c.search_vector, ${transliterated}) AS rank
+        FROM (SELECT p.id, p.search_vector FROM pages p WHERE p.search_vector @@ ${loose} AND ${readable} LIMIT ${PHRASE_PAGES}) AS c
+       WHERE c.search_vector @@ ${transliterated} AND NOT (c.search_vector @@ ${query}) LIMIT ${TRANSLITERATED_CANDIDATES + 1}`;
 }
 
 /**
@@ -123,6 +165,8 @@ export function candidatesStatement(scope: SearchScope, parsed: ParsedSearchQuer
   const afterCursor = afterCursorSql(parameters, cursor);
   const readable = scope.sql('p', parameters);
   const bodyExcludes = parsed.excludedTerms.length > 0 ? `AND p.search_vector @@ ${query}` : '';
+  const transliterated = transliteratedTsquery(parameters, parsed, query);
+  const folded = transliterated ? transliteratedSql(parameters, parsed, query, transliterated, readable) : `SELECT NULL::uuid AS id, 2 AS tier, 0::real AS rank WHERE false`;
   let partial = '';
   if (fallback) {
     const tsquery = fallbackTsquery(parameters, fallback);
@@ -133,10 +177,11 @@ export function candidatesStatement(scope: SearchScope, parsed: ParsedSearchQuer
     partial = `,
     gate AS (
       SELECT (SELECT count(*) FROM head) <= ${HEAD_CANDIDATES} AND (SELECT count(*) FROM body) <= ${BODY_CANDIDATES}
+         AND (SELECT count(*) FROM folded) <= ${TRANSLITERATED_CANDIDATES}
          AND (SELECT count(*) FROM full_text WHERE ${afterCursor}) < ${wanted} AS open
     ),
     partial AS (
-      SELECT p.id, 2 AS tier, ts_rank(p.search_head, ${tsquery}) AS rank
+      SELECT p.id, 3 AS tier, ts_rank(p.search_head, ${tsquery}) AS rank
         FROM pages p
        WHERE (SELECT open FROM gate) AND ${matches} ${excluded} AND p.id NOT IN (SELECT id FROM full_text) AND ${readable}
        LIMIT ${FALLBACK_CANDIDATES}
@@ -148,7 +193,8 @@ export function candidatesStatement(scope: SearchScope, parsed: ParsedSearchQuer
         FROM pages p WHERE p.search_head @@ ${query} ${bodyExcludes} AND ${readable} LIMIT ${HEAD_CANDIDATES + 1}
     ),
     body AS (${bodySql(parameters, parsed, query, readable)}),
-    full_text AS (SELECT * FROM head UNION ALL SELECT * FROM body)${partial}
+    folded AS (${folded}),
+    full_text AS (SELECT * FROM head UNION ALL SELECT * FROM body UNION ALL SELECT * FROM folded)${partial}
     SELECT id, tier, rank FROM (SELECT * FROM full_text${fallback ? ' UNION ALL SELECT * FROM partial' : ''}) AS candidates WHERE ${afterCursor}`;
   return { sql, bind: parameters.values };
 }
@@ -161,11 +207,18 @@ const MARKS = `StartSel=${HIT_START}, StopSel=${HIT_END}`;
  * the first occurrence of a query word: found by a plain string search, of the folded text
  * only when the word is not there as typed ('baume' in 'Bäume').
  */
-export function presentationStatement(parsed: ParsedSearchQuery, fallback: Fallback | null, ids: string[], fallbackIds: string[]): Statement {
+export function presentationStatement(parsed: ParsedSearchQuery, fallback: Fallback | null, ids: string[], fallbackIds: string[], transliteratedIds: string[] = []): Statement {
   const parameters = new SqlParameters();
   const fullText = fullTextTsquery(parameters, parsed);
-  const query = fallback && fallbackIds.length > 0 ? `CASE WHEN p.id = ANY (${parameters.add(fallbackIds, 'uuid[]')}) THEN ${fallbackTsquery(parameters, fallback)} ELSE ${fullText} END` : fullText;
-  const terms = parameters.add([...parsed.partialTerms, ...parsed.phraseWords], 'text[]');
+  const transliterated = transliteratedIds.length > 0 ? transliteratedTsquery(parameters, parsed, fullText) : null;
+  const byTier = [
+    ...(fallback && fallbackIds.length > 0 ? [`WHEN p.id = ANY (${parameters.add(fallbackIds, 'uuid[]')}) THEN ${fallbackTsquery(parameters, fallback)}`] : []),
+    ...(transliterated ? [`WHEN p.id = ANY (${parameters.add(transliteratedIds, 'uuid[]')}) THEN ${transliterated}`] : []),
+  ];
+  const query = byTier.length > 0 ? `CASE ${byTier.join(' ')} ELSE ${fullText} END` : fullText;
+  const words = [...parsed.partialTerms, ...parsed.phraseWords];
+  const others = new Map(parsed.transliterations);
+  const terms = parameters.add([...words, ...words.flatMap((word) => (others.has(word) ? [others.get(word)!] : []))], 'text[]');
   const sql = `
     SELECT p.id, p.slug, po.id AS pond_id, po.slug AS pond_slug, po.name AS pond_name,
            ts_headline('${SEARCH_CONFIG}', ${withoutSentinelsSql('p.title')}, q.query, 'HighlightAll=true, ${MARKS}') AS title,

@@ -8,6 +8,7 @@ import yauzl from 'yauzl';
 export interface ZipEntry {
   name: string;
   text: string;
+  bytes: Buffer;
 }
 
 export function readZip(bytes: Buffer | Uint8Array): Promise<ZipEntry[]> {
@@ -24,7 +25,8 @@ export function readZip(bytes: Buffer | Uint8Array): Promise<ZipEntry[]> {
           stream.on('data', (chunk: Buffer) => chunks.push(chunk));
           stream.on('error', reject);
           stream.on('end', () => {
-            entries.push({ name: entry.fileName, text: Buffer.concat(chunks).toString('utf8') });
+            const bytes = Buffer.concat(chunks);
+            entries.push({ name: entry.fileName, text: bytes.toString('utf8'), bytes });
             zip.readEntry();
           });
         });
@@ -46,11 +48,17 @@ export function parsePage(text: string): { fields: Record<string, unknown>; body
   return { fields, body: match[2]! };
 }
 
-/** The archive's pages by file name; asserts the names are unique and flat. */
+/** An attachment's entry: `attachments/<file id>[-<name>].<extension>`. */
+export const ATTACHMENT_ENTRY = /^attachments\/[0-9a-f-]{36}(?:-[a-z0-9-]+)?\.[a-z0-9]{1,16}$/;
+
+/**
+ * The archive's pages by file name; asserts the names are unique, the pages flat and every
+ * other entry an attachment.
+ */
 export async function zipPages(bytes: Buffer | Uint8Array): Promise<Map<string, { fields: Record<string, unknown>; body: string }>> {
   const entries = await readZip(bytes);
   const names = entries.map((entry) => entry.name);
   assert.equal(new Set(names).size, names.length, 'names are unique');
-  for (const name of names) assert.match(name, /^[a-z0-9-]+\.md$/, 'flat: no folders');
-  return new Map(entries.map((entry) => [entry.name, parsePage(entry.text)]));
+  for (const name of names) assert.ok(/^[a-z0-9-]+\.md$/.test(name) || ATTACHMENT_ENTRY.test(name), `flat pages and attachments only: ${name}`);
+  return new Map(entries.filter((entry) => entry.name.endsWith('.md') && !entry.name.includes('/')).map((entry) => [entry.name, parsePage(entry.text)]));
 }

@@ -115,6 +115,24 @@ function withoutTrailingBreaks(content: JSONContent[]): JSONContent[] {
   return content.slice(0, end);
 }
 
+/**
+ * Spaces and tabs at the end of a block are not content in Markdown: the reader strips them.
+ * The editor leaves one after every inserted link, file, wikilink and mention (so the next word
+ * does not run into it); written as it is, it would have to be the character reference
+ * `&#x20;` to survive, and every such link would end in one. So they are dropped here, with
+ * any hard break they leave at the end. Code keeps its spaces: a code span holds them
+ * literally.
+ */
+function withoutTrailingSpace(content: JSONContent[]): JSONContent[] {
+  const kept = withoutTrailingBreaks(content);
+  const last = kept.at(-1);
+  if (!last || last.type !== 'text' || (last.marks ?? []).some((mark) => mark.type === 'code')) return kept;
+  const text = (last.text ?? '').replace(/[ \t]+$/, '');
+  if (text === last.text) return kept;
+  if (text === '') return withoutTrailingSpace(kept.slice(0, -1));
+  return [...kept.slice(0, -1), { ...last, text }];
+}
+
 type OpenMark = { mark: MarkJson; node: PhrasingContent & { children: PhrasingContent[] } };
 
 /** Closes the open marks (innermost first) from the first one `marks` does not continue. */
@@ -127,7 +145,7 @@ function closeMarksNotIn(open: OpenMark[], marks: MarkJson[]): void {
 /** Inline ProseMirror content → nested mdast phrasing. */
 export function inlineToPhrasing(content: JSONContent[] | undefined): PhrasingContent[] {
   const root: PhrasingContent[] = [];
-  const leaves = withoutTrailingBreaks(content ?? []).map(inlineLeaf);
+  const leaves = withoutTrailingSpace(content ?? []).map(inlineLeaf);
   // Open mark nodes, outermost first; the innermost one receives the next leaves.
   const open: OpenMark[] = [];
   for (const [index, { leaf, marks }] of leaves.entries()) {

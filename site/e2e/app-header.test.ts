@@ -239,7 +239,7 @@ async function checkUserMenu(session: Awaited<ReturnType<typeof openSession>>, l
   await page.waitForFunction(() => document.querySelectorAll('astro-island[ssr]').length === 0);
   await button.click();
   await Promise.all([page.waitForURL(`${instance.baseUrl}/`), page.getByRole('button', { name: otherT('nav.signOut') }).click()]);
-  // The signed-out landing page (the public layer, in the instance's language) has no user menu.
+  // The signed-out landing page (in the browser's language) has no user menu.
   await page.locator('h1').waitFor();
   assert.equal(await page.locator('details.user-menu').count(), 0);
   assert.equal((await client.get('/users/me')).status, 401);

@@ -138,7 +138,8 @@ test('setup wizard, home page, sign-out and sign-in in Chromium', { timeout: 60_
   await page.getByRole('heading', { level: 1, name: 'Welcome to Testteich' }).waitFor();
   await expectAccessible(page, 'home, signed out');
 
-  await page.getByRole('main').getByRole('link', { name: 'Sign in' }).click();
+  // The landing page's own Sign in button (issue 35; the welcome text links there too).
+  await page.getByRole('navigation', { name: 'Your account' }).getByRole('link', { name: 'Sign in' }).click();
   await page.waitForURL(`${instance.baseUrl}/login`);
   await expectAccessible(page, 'login');
   await page.getByLabel('Username or e-mail address').fill(admin.username);

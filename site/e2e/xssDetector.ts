@@ -57,13 +57,16 @@ export async function guard(reader: Reader): Promise<GuardedReader> {
   };
 }
 
-/** What xssCorpus.test.ts forbids, found in the live DOM of the document's body. */
-export function executableMarkup(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
+/**
+ * What xssCorpus.test.ts forbids, found in the live DOM of the document's body, or of the
+ * elements `within` selects (a site page's own scripts and forms are not the content's).
+ */
+export function executableMarkup(page: Page, within = 'body'): Promise<string[]> {
+  return page.evaluate((selector) => {
     const forbidden = new Set(['script', 'iframe', 'object', 'embed', 'frame', 'frameset', 'applet', 'base', 'meta', 'link', 'form', 'style', 'foreignobject', 'handler', 'animate', 'set', 'noscript', 'template', 'math', 'image']);
     const urlAttributes = new Set(['href', 'src', 'xlink:href', 'action', 'formaction', 'data', 'background', 'poster', 'srcset', 'cite']);
     const found: string[] = [];
-    for (const element of document.body.querySelectorAll('*')) {
+    for (const element of [...document.querySelectorAll(selector)].flatMap((root) => [...root.querySelectorAll('*')])) {
       const tag = element.localName.toLowerCase();
       if (forbidden.has(tag)) found.push(`<${tag}>`);
       for (const attribute of element.attributes) {
@@ -81,5 +84,5 @@ export function executableMarkup(page: Page): Promise<string[]> {
       }
     }
     return found;
-  });
+  }, within);
 }

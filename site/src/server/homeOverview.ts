@@ -44,3 +44,24 @@ export async function loadHomeOverview(astro: AstroGlobal, ponds: PondSummaryVie
     recent: pick(perPond.flatMap((entry) => entry.recent), RECENT_SHOWN),
   };
 }
+
+/** `GET /home/overview`: what the landing page shows a visitor (api/publicPages/homeContent.ts). */
+export interface LandingOverview {
+  /** The landing text, rendered and sanitized by the content pipeline; the welcome in the visitor's language. */
+  content: { html: string; isDefault: boolean };
+  ponds: { slug: string; name: string; pageCount: number; updatedAt: string }[];
+  recentPages: { pond: { slug: string; name: string }; slug: string; title: string; updatedAt: string }[];
+}
+
+/**
+ * The landing page's data for a visitor, and its caching: the page names only what the public
+ * may read and nothing of the visitor, so any cache may keep it, revalidating every time (a
+ * page made private must not live on), per language and per cookie (a signed-in browser gets
+ * its home at the same URL). A response that sets a cookie stays private.
+ */
+export async function loadLandingOverview(astro: AstroGlobal): Promise<LandingOverview | null> {
+  const answer = await readApiForPage<LandingOverview>(astro, '/home/overview');
+  if (!astro.response.headers.has('set-cookie')) astro.response.headers.set('Cache-Control', 'public, no-cache');
+  astro.response.headers.set('Vary', 'Cookie, Accept-Language');
+  return answer.ok ? answer.data : null;
+}
