@@ -19,6 +19,8 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { recordAudit, type AuditActor } from '../audit/auditLog.ts';
 import { ApiError, notFound } from '../http/apiError.ts';
 import type { Logger } from '../logger.ts';
+// The request id (`req.id`) is declared with the request logger's augmentation of Express' Request.
+import type {} from '../http/requestLogging.ts';
 import { isUuid, subjectAccessTo, type AccessSubject } from '../policies/accessPolicy.ts';
 import type { AppServices } from '../services.ts';
 import { entityTagOf, ifNoneMatchHits, requestedByteRange } from './byteRange.ts';
