@@ -88,6 +88,9 @@ describe('the missing-page screen', () => {
         await waitForIslands(page);
         await page.getByRole('heading', { level: 1, name: 'Gießplan' }).waitFor();
         await page.getByText(t('phantoms.missingAddress', { title: 'Gießplan', address: `/${pond.slug}/giessplan` })).waitFor();
+        // The sidebar marks where one is: among the missing pages, not on the pond's overview.
+        const current = await page.locator(`.app-sidebar a[aria-current="page"]`).evaluateAll((links) => links.map((link) => link.getAttribute('href')));
+        assert.deepEqual(current, [`/${pond.slug}/-/phantoms`]);
         await session.check('screen');
         await page.getByRole('button', { name: t('phantoms.missingCreate') }).click();
         // Lands in the new page's editor.
