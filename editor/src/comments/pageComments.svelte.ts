@@ -151,14 +151,6 @@ export class PageComments {
 
 const byPage = new Map<string, PageComments>();
 
-/**
- * The page whose comments this window shows, when it shows exactly one (the page screen). The
- * editor's new-comment form is handed no page id; it finds the members to mention through this.
- */
-export function shownCommentsPageId(): string | null {
-  return byPage.size === 1 ? [...byPage.keys()][0]! : null;
-}
-
 /** Others' comments arrive with the spec's polling interval while the page is shown (there is no push). */
 const POLL_MS = 30_000;
 /** Coming back to the tab reads them at once, unless the list is this fresh. */
