@@ -317,8 +317,8 @@ export function createPublicHotPath(options: PublicHotPathOptions): (req: Incomi
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     const cookie = req.headers.cookie;
     const hasSession = cookie !== undefined && cookie.includes(SESSION_COOKIE);
-    let target = targetFor(req.url ?? '/', hasSession, req.headers.accept);
-    if (!target) {
+    const found = targetFor(req.url ?? '/', hasSession, req.headers.accept);
+    if (!found) {
       // The app at a URL whose visitors get a public document: it varies by cookie as that does.
       if (hasSession) {
         const visitors = targetOf(req.url ?? '/', false, req.headers.accept);
@@ -326,6 +326,7 @@ export function createPublicHotPath(options: PublicHotPathOptions): (req: Incomi
       }
       return next();
     }
+    let target: Target = found;
     let needsDefaultLocale = false;
     if (target === LANDING) {
       const asked = askedLocale(req.headers['accept-language']);
