@@ -224,7 +224,7 @@ describe('renderPublicDocumentHtml', () => {
   test('landing and legal pages: same frame, no breadcrumbs, contents, children or backlinks; their own heading is the title', async () => {
     for (const model of [homeModel(), legalModel()]) {
       const html = await renderPublicDocumentHtml(model);
-      assert.doesNotMatch(html, /class="breadcrumbs"|class="doc-toc"|children-heading|backlinks-heading|<time/);
+      assert.doesNotMatch(html, /class="breadcrumbs"|class="doc-toc"|children-heading|backlinks-heading|class="doc-meta"/);
       assert.match(html, /<footer class="site-footer">/);
       assert.doesNotMatch(html, /class="pond-link"/);
       assert.doesNotMatch(html, /@font-face/, 'site documents use system fonts: no font files');
@@ -237,6 +237,22 @@ describe('renderPublicDocumentHtml', () => {
     const legal = await renderPublicDocumentHtml(legalModel());
     assert.match(legal, /<title>Imprint · Village Wiki<\/title>/);
     assert.match(legal, /<h1 class="doc-title">Imprint<\/h1>/);
+  });
+
+  test('the landing page: Sign in, Sign up while registration is open, the public ponds and recent pages, or their empty states', async () => {
+    const home = await renderPublicDocumentHtml(homeModel());
+    assert.match(home, /<nav class="landing-actions" aria-label="Your account"><a class="landing-action is-primary" href="\/login">Sign in<\/a><a class="landing-action" href="\/signup">Sign up<\/a><\/nav>/);
+    assert.match(home, /<a href="\/field-guide">Field guide<\/a><span class="landing-meta">4 public pages<\/span>/);
+    assert.match(home, /<a href="\/field-guide\/volunteer-rota">Volunteer rota<\/a>[\s\S]*?in Field guide · <time datetime="2026-05-04T09:30:00.000Z">changed May 4, 2026 at 9:30 AM UTC<\/time>/);
+    const closed = await renderPublicDocumentHtml(homeModel({ locale: 'de', landing: { registrationOpen: false, ponds: [], recentPages: [] } }));
+    assert.match(closed, /<html lang="de"/);
+    assert.match(closed, /href="\/login">Anmelden</);
+    assert.doesNotMatch(closed, /\/signup/);
+    assert.match(closed, /<p class="landing-empty">Noch hat kein Teich öffentliche Seiten\.<\/p>/);
+    assert.match(closed, /id="public-recent-heading"/);
+    // Without a heading of its own the landing text sits under the site home's greeting.
+    const plain = await renderPublicDocumentHtml(homeModel({ bodyHtml: '<p>Hello.</p>' }));
+    assert.match(plain, /<h1 class="doc-title">Welcome to Village Wiki<\/h1>/);
   });
 
   test('a render that fails inside Astro is an error, not a document', async () => {

@@ -1,16 +1,18 @@
 /**
  * The landing page's text: the `home.content` setting, or a built-in welcome while it is
- * empty. `GET /api/v1/home/content` (and the generated landing document) write the welcome in
- * the instance default locale; the landing page visitors see at `/` (site/src/pages/index.astro,
- * through `GET /api/v1/home/overview`) speaks the visitor's language, as /login does, and lists
- * what the public may read: the public ponds and the public pages changed most recently.
+ * empty. `GET /api/v1/home/content` writes the welcome in the instance default locale; the
+ * landing page visitors see at `/` speaks the visitor's language, as /login does, and lists what
+ * the public may read: the public ponds and the public pages changed most recently. It is a
+ * generated document per locale (publicDocumentGenerator.ts, served by the hot path);
+ * `GET /api/v1/home/overview` answers the same data as JSON (and feeds the site's own render of
+ * `/` when the hot path hands a visitor on, e.g. while a document cannot be generated).
  */
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { documentToHtml, markdownToDocument } from '../../content-pipeline/index.ts';
 import { apiText } from '../i18n/apiTexts.ts';
 import type { Locale } from '../i18n/locale.ts';
-import { listReachablePonds } from '../policies/accessPolicy.ts';
-import { ANONYMOUS } from '../policies/grantResolution.ts';
+import { ANONYMOUS, pondVisible, SubjectAccess } from '../policies/grantResolution.ts';
+import { loadPondAccessMany } from '../policies/pondAccessCache.ts';
 import { getSetting } from '../settings/instanceSettings.ts';
 import { loadPublicTree } from './publicDocumentData.ts';
 
@@ -93,19 +95,27 @@ const newestFirst = (a: { updatedAt: string }, b: { updatedAt: string }) => (a.u
  * What the public may read, newest first: ponds with at least one public page, and the public
  * pages changed most recently across them. The same verdicts as the pond index and the sitemap
  * (loadPublicTree: the `public` subject's read access per page), so nothing private is named.
+ * Inside a transaction (the generated landing documents) every rule is read fresh.
  */
-export async function loadPublicOverview(sequelize: Sequelize): Promise<PublicOverview> {
-  const reachable = (await listReachablePonds(sequelize, ANONYMOUS)).slice(0, LANDING_PONDS_SCANNED);
+export async function loadPublicOverview(sequelize: Sequelize, transaction?: Transaction): Promise<PublicOverview> {
+  // The ponds a `public` grant reaches (listReachablePonds for the anonymous subject, here with the transaction).
+  const candidates = await sequelize.query<{ id: string }>(
+    `SELECT DISTINCT g.pond_id AS id FROM grants g JOIN ponds p ON p.id = g.pond_id WHERE p.trashed_at IS NULL AND g.subject_type = 'public' ORDER BY id`,
+    { type: QueryTypes.SELECT, transaction },
+  );
+  const access = await loadPondAccessMany(sequelize, candidates.map((row) => row.id), transaction);
+  const reachable = [...access.values()].map((pond) => new SubjectAccess(pond, ANONYMOUS)).filter(pondVisible).slice(0, LANDING_PONDS_SCANNED);
   const ponds: PublicPondEntry[] = [];
   const pages: PublicPageEntry[] = [];
-  for (const access of reachable) {
-    const tree = await loadPublicTree(sequelize, access.data.pondId);
+  for (const pondAccess of reachable) {
+    const tree = await loadPublicTree(sequelize, pondAccess.data.pondId, transaction);
     if (!tree || tree.pages.length === 0 || !tree.lastModified) continue;
     const pond = { slug: tree.pond.slug, name: tree.pond.name };
     ponds.push({ ...pond, pageCount: tree.pages.length, updatedAt: tree.lastModified.toISOString() });
     const updated = await sequelize.query<{ id: string; updated_at: Date }>(`SELECT id, updated_at FROM pages WHERE id = ANY ($1::uuid[]) ORDER BY updated_at DESC, id LIMIT ${LANDING_PAGES_SHOWN}`, {
       bind: [tree.pages.map((page) => page.id)],
       type: QueryTypes.SELECT,
+      transaction,
     });
     const byId = new Map(tree.pages.map((page) => [page.id, page]));
     for (const row of updated) {

@@ -9,13 +9,18 @@
  * generation that read the old rules can store after it (publicDocumentStore.ts). This
  * process drops its cached copies when the transaction commits, so its next request already
  * answers 404; other processes drop theirs on the notification.
+ *
+ * The landing documents list every public pond and the public pages changed lately, so they
+ * are dropped too when the pond has a `public` grant now or the landing links to it (it may
+ * name what the public just lost), under the landing lock held exclusively; the worker then
+ * generates them afresh (or the next visitor does, on demand).
  */
 import type { Sequelize, Transaction } from 'sequelize';
 import { transactionClient } from '../documents/documentLog.ts';
 import { ANONYMOUS, SubjectAccess } from '../policies/grantResolution.ts';
 import { loadPondAccess } from '../policies/pondAccessCache.ts';
 import { queuePublicChanges } from './publicDocumentQueue.ts';
-import { announceDocumentChangesLocally, lockPondDocuments, notifyDocumentChanges } from './publicDocumentStore.ts';
+import { announceDocumentChangesLocally, lockLandingDocuments, lockPondDocuments, notifyDocumentChanges } from './publicDocumentStore.ts';
 
 interface DocumentRow {
   path: string;
@@ -27,7 +32,29 @@ interface PageStateRow {
   trashed_at: Date | null;
 }
 
+/**
+ * Drops the landing documents when this pond's change may show on them. The lock comes first,
+ * so a landing generation that read the old rules has stored by now and is looked at here.
+ */
+async function revokeLandingDocuments(pondId: string, transaction: Transaction): Promise<void> {
+  const db = transactionClient(transaction);
+  await lockLandingDocuments(db, 'exclusive');
+  const { rows } = await db.query<{ path: string }>(
+    `DELETE FROM public_documents d WHERE d.kind = 'home' AND (
+       EXISTS (SELECT 1 FROM grants g WHERE g.pond_id = $1 AND g.subject_type = 'public')
+       OR position(convert_to('href="/' || (SELECT slug FROM ponds WHERE id = $1), 'UTF8') IN d.html) > 0)
+     RETURNING d.path`,
+    [pondId],
+  );
+  if (rows.length === 0) return;
+  const paths = rows.map((row) => row.path);
+  await notifyDocumentChanges(db, paths);
+  transaction.afterCommit(() => announceDocumentChangesLocally(paths));
+  await queuePublicChanges(db, [{ pondId: null, pageId: null }]);
+}
+
 export async function revokeLostPublicDocuments(pondId: string, transaction: Transaction): Promise<void> {
+  await revokeLandingDocuments(pondId, transaction);
   const db = transactionClient(transaction);
   const { rows: documents } = await db.query<DocumentRow>(`SELECT path, page_id FROM public_documents WHERE pond_id = $1`, [pondId]);
   if (documents.length === 0) return;

@@ -12,7 +12,8 @@ import { apiText } from '../i18n/apiTexts.ts';
 import { getAllSettings, getSetting } from '../settings/instanceSettings.ts';
 import { DEFAULT_FONTS } from '../ponds/fontCatalog.ts';
 import { renderPublicDocumentHtml } from './astroDocumentRenderer.ts';
-import { loadHomeContent, renderSiteMarkdown } from './homeContent.ts';
+import type { Locale } from '../i18n/locale.ts';
+import { loadHomeContent, loadPublicOverview, renderSiteMarkdown } from './homeContent.ts';
 import { loadPublicPageData, loadPublicTree, type PageDependency, type PublicPageData, type PublicPondRow, type PublicTreeRow } from './publicDocumentData.ts';
 import type { PublicDocumentKind, PublicDocumentModel, PublicTreeNode } from './publicDocumentModel.ts';
 import { activePluginStyles } from './publicPluginSeam.ts';
@@ -76,6 +77,14 @@ export function pondPath(pondSlug: string): string {
   return `/${pondSlug}`.toLowerCase();
 }
 
+/**
+ * The storage and cache key of the landing document in `locale`. No request path can be it (a
+ * `#` never reaches the server), so the hot path alone maps `/` onto it (publicHotPath.ts).
+ */
+export function landingPath(locale: Locale): string {
+  return `/#${locale}`;
+}
+
 export function legalPath(kind: LegalKind): string {
   return `/legal/${kind}`;
 }
@@ -110,6 +119,7 @@ function baseModel(site: SiteContext, fields: Pick<PublicDocumentModel, 'kind' |
     tree: [],
     updatedAt: null,
     pluginStyles: '',
+    landing: null,
     legal: { imprint: legalPath('imprint'), privacy: legalPath('privacy') },
   };
 }
@@ -216,15 +226,26 @@ export async function generatePondIndex(sequelize: Sequelize, site: SiteContext,
   return { path: pondPath(pond.slug), kind: 'pond', pondId: pond.id, pageId: null, ...encodeDocument(html), markdown: null, content: null, dependsOn: [] };
 }
 
-/** The landing page (`/`): `home.content`, or the built-in welcome while it is empty. */
-export async function generateHomeDocument(site: SiteContext): Promise<GeneratedDocument> {
-  const home = await loadHomeContent();
+/**
+ * The landing page (`/`) in `locale`: `home.content` (or the built-in welcome in that
+ * language), Sign in and, while registration is open, Sign up, the public ponds and the public
+ * pages changed most recently. Read inside `transaction` (the landing lock held, see
+ * publicDocumentService.ts), so every access rule is read fresh.
+ */
+export async function generateHomeDocument(sequelize: Sequelize, site: SiteContext, locale: Locale, transaction?: Transaction): Promise<GeneratedDocument> {
+  const [home, overview, registration] = await Promise.all([loadHomeContent(locale), loadPublicOverview(sequelize, transaction), getSetting('registration.mode')]);
+  const landingSite = { ...site, locale };
   const model: PublicDocumentModel = {
-    ...baseModel(site, { kind: 'home', title: site.instanceName, description: describe(home.markdown.replace(/[#*_`>[\]()!\\-]/g, ' ')), canonicalUrl: `${site.baseUrl}/` }),
+    ...baseModel(landingSite, { kind: 'home', title: site.instanceName, description: describe(home.markdown.replace(/[#*_`>[\]()!\\-]/g, ' ')), canonicalUrl: `${site.baseUrl}/` }),
     bodyHtml: home.html,
+    landing: {
+      registrationOpen: registration === 'open',
+      ponds: overview.ponds.map((pond) => ({ title: pond.name, href: `/${encodeURIComponent(pond.slug)}`, pageCount: pond.pageCount })),
+      recentPages: overview.recentPages.map((page) => ({ title: page.title, href: pageHref(page.pond.slug, page.slug), pondTitle: page.pond.name, updatedAt: page.updatedAt })),
+    },
   };
   const html = await renderPublicDocumentHtml(model);
-  return { path: '/', kind: 'home', pondId: null, pageId: null, ...encodeDocument(html), markdown: home.markdown, content: null, dependsOn: [] };
+  return { path: landingPath(locale), kind: 'home', pondId: null, pageId: null, ...encodeDocument(html), markdown: home.markdown, content: null, dependsOn: [] };
 }
 
 /** Imprint or privacy page; an unconfigured one shows a localized notice (spec: Legal). */

@@ -9,7 +9,9 @@
  *   them; the pond index when its title,
  *   slug or place changed;
  * - a pond change (name, fonts, access): every stored document of the pond and its index;
- * - a site change: the landing and legal pages.
+ * - a site change: the landing and legal pages;
+ * - any change in a pond with a `public` grant: the landing pages too (their lists of public
+ *   ponds and recently changed public pages), once per batch however many saves it holds.
  *
  * Besides the changed page itself only documents already in storage are regenerated (the rest
  * is generated on first request), and a regeneration that yields the same bytes writes
@@ -18,7 +20,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Logger } from '../logger.ts';
 import type { QueuedChange } from './publicDocumentQueue.ts';
-import { regeneratePage, regeneratePondIndex, regenerateSiteDocument, SITE_DOCUMENT_KEYS, type GenerationContext } from './publicDocumentService.ts';
+import { LANDING_DOCUMENT_KEYS, regeneratePage, regeneratePondIndex, regenerateSiteDocument, SITE_DOCUMENT_KEYS, type GenerationContext } from './publicDocumentService.ts';
 
 /** Changes arriving together are handled together: a save burst costs one generation. */
 export const GENERATION_DEBOUNCE_MS = 150;
@@ -76,13 +78,32 @@ async function storedPagesOf(sequelize: Sequelize, pondIds: readonly string[]): 
   return rows.map((row) => row.page_id);
 }
 
+/** Whether any of the ponds has a `public` grant: its changes may show on the landing page. */
+async function anyPublicPond(sequelize: Sequelize, pondIds: readonly string[]): Promise<boolean> {
+  if (pondIds.length === 0) return false;
+  const rows = await sequelize.query(`SELECT 1 FROM grants WHERE pond_id = ANY ($1::uuid[]) AND subject_type = 'public' LIMIT 1`, { bind: [pondIds], type: QueryTypes.SELECT });
+  return rows.length > 0;
+}
+
+async function pondsWithDocuments(sequelize: Sequelize, pondIds: readonly string[]): Promise<Set<string>> {
+  if (pondIds.length === 0) return new Set();
+  const rows = await sequelize.query<{ pond_id: string }>(`SELECT DISTINCT pond_id FROM public_documents WHERE pond_id = ANY ($1::uuid[])`, { bind: [pondIds], type: QueryTypes.SELECT });
+  return new Set(rows.map((row) => row.pond_id));
+}
+
 /** Drains the queue until it is empty; each batch's work is regenerated once. */
 export async function runQueuedRegeneration(context: GenerationContext, logger: Logger): Promise<RegenerationReport> {
   await new Promise((resolve) => setTimeout(resolve, GENERATION_DEBOUNCE_MS));
   const report: RegenerationReport = { generated: 0, changed: 0 };
   for (;;) {
-    const rows = await drain(context.sequelize);
-    if (rows.length === 0) return report;
+    const drained = await drain(context.sequelize);
+    if (drained.length === 0) return report;
+    const pondIds = [...new Set(drained.flatMap((row) => (row.pond_id ? [row.pond_id] : [])))];
+    const landing = drained.some((row) => row.pond_id === null && row.page_id === null) || (await anyPublicPond(context.sequelize, pondIds));
+    // A pond without stored documents was queued for the landing page alone: its documents are
+    // generated on their first request.
+    const storedPonds = await pondsWithDocuments(context.sequelize, pondIds);
+    const rows = drained.filter((row) => row.pond_id === null || storedPonds.has(row.pond_id));
     const site = rows.some((row) => row.pond_id === null && row.page_id === null);
     const wholePonds = new Set(rows.filter((row) => row.pond_id && !row.page_id).map((row) => row.pond_id!));
     const indexPonds = new Set([...wholePonds, ...rows.filter((row) => row.pond_id && row.tree_changed).map((row) => row.pond_id!)]);
@@ -104,8 +125,9 @@ export async function runQueuedRegeneration(context: GenerationContext, logger: 
     };
     for (const pageId of pages) await count(() => regeneratePage(context, pageId), { pondId: null, pageId });
     for (const pondId of indexPonds) await count(() => regeneratePondIndex(context, pondId), { pondId, pageId: null, treeChanged: true });
-    if (site) for (const key of SITE_DOCUMENT_KEYS) await count(() => regenerateSiteDocument(context, key), { pondId: null, pageId: null });
-    logger.debug({ ...report, queued: rows.length }, 'public documents regenerated');
+    const siteKeys = site ? SITE_DOCUMENT_KEYS : landing ? LANDING_DOCUMENT_KEYS : [];
+    for (const key of siteKeys) await count(() => regenerateSiteDocument(context, key), { pondId: null, pageId: null });
+    logger.debug({ ...report, queued: drained.length }, 'public documents regenerated');
     if (failed.length > 0) {
       await requeue(context.sequelize, failed);
       throw new Error(`${failed.length} public document(s) failed to generate; queued again`);

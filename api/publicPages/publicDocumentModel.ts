@@ -2,7 +2,8 @@
  * What a generated public document shows: built by the generator (publicDocumentData.ts) from
  * the database, rendered by the Astro layout (site/src/pages/__dt/public-document.astro)
  * into one self-contained HTML document without any script. Everything here is identical
- * for every reader: no session, no request locale.
+ * for every reader: no session. The landing page is generated once per locale (the hot path
+ * picks one from `Accept-Language`); every other document is in the instance default locale.
  */
 import type { PondFonts } from '../ponds/fontCatalog.ts';
 
@@ -44,9 +45,19 @@ export interface PublicCommentThread extends PublicComment {
   replies: PublicComment[];
 }
 
+/** What the landing page lists besides its text (only what the public may read). */
+export interface PublicLanding {
+  /** Sign up is offered next to Sign in. */
+  registrationOpen: boolean;
+  /** Ponds with public pages, newest change first. */
+  ponds: (PublicLink & { pageCount: number })[];
+  /** Public pages changed most recently, newest first. */
+  recentPages: (PublicLink & { pondTitle: string; updatedAt: string })[];
+}
+
 export interface PublicDocumentModel {
   kind: PublicDocumentKind;
-  /** The instance default locale: labels of the layout (breadcrumbs, "Contents", footer). */
+  /** Labels of the layout (breadcrumbs, "Contents", footer): the instance default locale, the landing page's own locale. */
   locale: 'de' | 'en';
   instanceName: string;
   /** The document's own title (page title, pond name, legal page name, landing heading). */
@@ -78,6 +89,8 @@ export interface PublicDocumentModel {
   updatedAt: string | null;
   /** Section-style CSS of the active plugins, inlined as a style block ('' when none). */
   pluginStyles: string;
+  /** The landing page only: its actions and lists; null for every other document. */
+  landing: PublicLanding | null;
   /** The footer's legal links (always present; an unconfigured page shows a notice). */
   legal: { imprint: string; privacy: string };
 }

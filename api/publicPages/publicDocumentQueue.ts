@@ -4,8 +4,9 @@
  * burst of changes coalesces) that drains them (publicDocumentJob.ts). The job is picked up at
  * once (Graphile is woken on insert); it debounces by waiting briefly before it drains.
  *
- * Only ponds that have stored documents are queued for content changes: a public page nobody
- * has requested yet is generated on its first request (publicDocumentService.ts).
+ * Only ponds that have stored documents, or a `public` grant (the landing page lists their
+ * public pages), are queued for content changes: a public page nobody has requested yet is
+ * generated on its first request (publicDocumentService.ts).
  */
 import type { Transaction } from 'sequelize';
 import { transactionClient, type Queryable } from '../documents/documentLog.ts';
@@ -28,8 +29,8 @@ export async function wakeGenerationJob(db: Queryable): Promise<void> {
 }
 
 /**
- * Queues changes of pages or ponds, only where the pond already has stored documents (site
- * documents are always queued). Returns how many rows were queued.
+ * Queues changes of pages or ponds, only where the pond already has stored documents or a
+ * `public` grant (site documents are always queued). Returns how many rows were queued.
  */
 export async function queuePublicChanges(db: Queryable, changes: readonly QueuedChange[]): Promise<number> {
   if (changes.length === 0) return 0;
@@ -39,6 +40,7 @@ export async function queuePublicChanges(db: Queryable, changes: readonly Queued
        SELECT c.pond_id, c.page_id, c.tree_changed
          FROM unnest($1::uuid[], $2::uuid[], $3::boolean[]) AS c (pond_id, page_id, tree_changed)
         WHERE c.pond_id IS NULL OR EXISTS (SELECT 1 FROM public_documents d WHERE d.pond_id = c.pond_id)
+           OR EXISTS (SELECT 1 FROM grants g WHERE g.pond_id = c.pond_id AND g.subject_type = 'public')
        RETURNING 1
      )
      SELECT count(*)::int AS queued FROM queued`,

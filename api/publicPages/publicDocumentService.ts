@@ -11,12 +11,14 @@ import {
   generateLegalDocument,
   generatePageDocument,
   generatePondIndex,
+  landingPath,
   loadSiteContext,
   type GeneratedDocument,
   type LegalKind,
 } from './publicDocumentGenerator.ts';
 import { findPageBySlugs, isPagePubliclyReadable } from './publicDocumentData.ts';
-import { deleteDocument, loadStoredDocumentAt, storeDocument, withPondLock, type StoredDocument } from './publicDocumentStore.ts';
+import { LOCALES, type Locale } from '../i18n/locale.ts';
+import { deleteDocument, loadStoredDocumentAt, lockLandingDocuments, storeDocument, withPondLock, type StoredDocument } from './publicDocumentStore.ts';
 
 export interface GenerationContext {
   sequelize: Sequelize;
@@ -66,26 +68,30 @@ export async function regeneratePondIndex(context: GenerationContext, pondId: st
   });
 }
 
-export type SiteDocumentKey = 'home' | LegalKind;
+/** The landing page in one locale (`home:de`, `home:en`), or a legal page. */
+export type SiteDocumentKey = `home:${Locale}` | LegalKind;
 
 export async function regenerateSiteDocument(context: GenerationContext, key: SiteDocumentKey): Promise<GenerationResult> {
   return withPondLock(context.sequelize, null, 'shared', async (transaction) => {
+    const db = transactionClient(transaction);
     const site = await loadSiteContext(context.fallbackBaseUrl, transaction);
-    const document = key === 'home' ? await generateHomeDocument(site) : await generateLegalDocument(site, key);
-    return store(transactionClient(transaction), document);
+    if (key === 'imprint' || key === 'privacy') return store(db, await generateLegalDocument(site, key));
+    await lockLandingDocuments(db, 'shared');
+    return store(db, await generateHomeDocument(context.sequelize, site, key.slice('home:'.length) as Locale, transaction));
   });
 }
 
-export const SITE_DOCUMENT_KEYS: readonly SiteDocumentKey[] = ['home', 'imprint', 'privacy'];
+export const LANDING_DOCUMENT_KEYS: readonly SiteDocumentKey[] = LOCALES.map((locale) => `home:${locale}` as const);
+export const SITE_DOCUMENT_KEYS: readonly SiteDocumentKey[] = [...LANDING_DOCUMENT_KEYS, 'imprint', 'privacy'];
 
-/** What a lowercased request path names: a site document, a pond index or a page. */
+/** What a lowercased storage path names: a site document, a pond index or a page. */
 export type DocumentAddress =
   | { kind: 'site'; key: SiteDocumentKey }
   | { kind: 'pond'; pondSlug: string }
   | { kind: 'page'; pondSlug: string; pageSlug: string };
 
 export function addressOfPath(path: string): DocumentAddress {
-  if (path === '/') return { kind: 'site', key: 'home' };
+  for (const locale of LOCALES) if (path === landingPath(locale)) return { kind: 'site', key: `home:${locale}` };
   if (path === '/legal/imprint') return { kind: 'site', key: 'imprint' };
   if (path === '/legal/privacy') return { kind: 'site', key: 'privacy' };
   const [pondSlug, pageSlug] = path.slice(1).split('/');

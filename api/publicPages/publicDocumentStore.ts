@@ -107,6 +107,16 @@ export async function lockPondDocuments(db: Queryable, pondId: string, mode: 'sh
   await db.query(`SELECT ${lock}(hashtextextended('dt-public-documents:' || $1::text, 0))`, [pondId]);
 }
 
+/**
+ * The landing documents' lock: they show every public pond, so a landing generation holds it
+ * shared and an access change in any pond takes it exclusively before it drops the landing
+ * documents (publicAccessRevocation.ts), as the pond lock does for a pond's documents.
+ */
+export async function lockLandingDocuments(db: Queryable, mode: 'shared' | 'exclusive'): Promise<void> {
+  const lock = mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
+  await db.query(`SELECT ${lock}(hashtextextended('dt-public-documents:landing', 0))`);
+}
+
 /** The row standing for the same document as `doc` (a page keeps its row when its slug changes). */
 function identityWhere(doc: Pick<GeneratedDocument, 'kind' | 'pageId' | 'pondId' | 'path'>): { sql: string; value: string } {
   if (doc.kind === 'page') return { sql: 'page_id = $1', value: doc.pageId! };

@@ -6,6 +6,10 @@
  * caches it.
  *
  * Served here (GET and HEAD):
+ *   /                                  the landing page, visitors only (a session cookie gets the
+ *                                      member's home from Astro): the stored document of the locale
+ *                                      `Accept-Language` asks for, as every screen negotiates it
+ *                                      (localeFromAcceptLanguage), else the instance default's
  *   /:pond, /:pond/:page               visitors only: a session cookie gets the app (Astro) there
  *   /legal/imprint, /legal/privacy     legal pages (also /api/v1/legal/:kind; setup-exempt)
  *   /:pond                             the pond's public index
@@ -14,15 +18,16 @@
  *   /api/v1/public/:pond/:page         the same HTML bytes
  *   /api/v1/public/:pond/:page/content JSON for a single-page client
  * Anything else, and any document the public may not read, goes on to Express (`next`), which
- * answers the localized 404 — the same for a missing and a private page. The landing page `/`
- * is not served from here: it speaks each visitor's language and lists the public ponds and
- * pages changed lately, so the site renders it (site/src/pages/index.astro).
+ * answers the localized 404 — the same for a missing and a private page.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LOCALES, localeFromAcceptLanguage, type Locale } from '../i18n/locale.ts';
 import type { Logger } from '../logger.ts';
 import { isReservedPondSlug } from '../ponds/reservedSlugs.ts';
+import { getSetting } from '../settings/instanceSettings.ts';
 import { isSetupComplete } from '../setup/setupState.ts';
 import { toCachedDocument, type CachedDocument, type Encoding, type PublicDocumentCache } from './publicDocumentCache.ts';
+import { landingPath } from './publicDocumentGenerator.ts';
 import { documentAtPath, type GenerationContext } from './publicDocumentService.ts';
 
 /** No script source at all: the documents carry none. Inline styles only for the layout's own block. */
@@ -49,39 +54,49 @@ interface Target {
    * answer there, document, 404 or app, says `Vary: Cookie` so no cache hands one to the other.
    */
   readonly cookieDecides: boolean;
+  /** The landing page: `Accept-Language` picks the stored document (`Vary: Accept-Language`). */
+  readonly languageDecides: boolean;
 }
+
+/** `/` for a visitor, before the language is known; the handler swaps in LANDING_TARGETS[locale]. */
+const LANDING: Target = { path: '', representation: 'html', negotiates: false, setupExempt: false, cookieDecides: true, languageDecides: true };
+const LANDING_TARGETS = Object.fromEntries(LOCALES.map((locale) => [locale, { ...LANDING, path: landingPath(locale) }])) as Record<Locale, Target>;
+/** What the app's `/` for a member varies by too: the visitor's document there varies by both. */
+const LANDING_APP_VARY = 'Accept-Language, Cookie';
+/** Distinct `Accept-Language` values whose verdict is remembered (browsers send a handful). */
+const MEMO_LANGUAGES = 1_000;
 
 /** What a request path asks for, or null when the hot path has nothing to do with it. */
 export function targetOf(url: string, hasSession: boolean, accept: string | undefined): Target | null {
   const query = url.indexOf('?');
   const raw = (query < 0 ? url : url.slice(0, query)).toLowerCase();
-  if (raw === '/') return null;
+  if (raw === '/') return hasSession ? null : LANDING;
   const parts = raw.split('/');
   parts.shift();
   if (parts[0] === 'legal' || (parts[0] === 'api' && parts[1] === 'v1' && parts[2] === 'legal')) {
     const kind = parts.at(-1);
     const depth = parts[0] === 'legal' ? 2 : 4;
     if (parts.length !== depth || (kind !== 'imprint' && kind !== 'privacy')) return null;
-    return { path: `/legal/${kind}`, representation: 'html', negotiates: false, setupExempt: true, cookieDecides: false };
+    return { path: `/legal/${kind}`, representation: 'html', negotiates: false, setupExempt: true, cookieDecides: false, languageDecides: false };
   }
   if (parts[0] === 'api') {
     if (parts[1] !== 'v1' || parts[2] !== 'public') return null;
     const [, , , pond, page, extra, more] = parts;
     if (more !== undefined || !pond || !page || !SLUG.test(pond) || !SLUG.test(page)) return null;
     if (extra !== undefined && extra !== 'content') return null;
-    return { path: `/${pond}/${page}`, representation: extra === 'content' ? 'content' : 'html', negotiates: false, setupExempt: false, cookieDecides: false };
+    return { path: `/${pond}/${page}`, representation: extra === 'content' ? 'content' : 'html', negotiates: false, setupExempt: false, cookieDecides: false, languageDecides: false };
   }
   if (parts.length > 2 || isReservedPondSlug(parts[0]!)) return null;
   const [pond, page] = parts;
   if (!SLUG.test(pond!)) return null;
   // A signed-in member gets the app at the same URL (Astro); its Markdown stays public here.
-  if (page === undefined || page === '') return hasSession ? null : { path: `/${pond}`, representation: 'html', negotiates: false, setupExempt: false, cookieDecides: true };
+  if (page === undefined || page === '') return hasSession ? null : { path: `/${pond}`, representation: 'html', negotiates: false, setupExempt: false, cookieDecides: true, languageDecides: false };
   const markdownFile = page.endsWith('.md');
   const slug = markdownFile ? page.slice(0, -3) : page;
   if (!SLUG.test(slug)) return null;
   const wantsMarkdown = markdownFile || prefersMarkdown(accept);
   if (hasSession && !wantsMarkdown) return null;
-  return { path: `/${pond}/${slug}`, representation: wantsMarkdown ? 'markdown' : 'html', negotiates: !markdownFile, setupExempt: false, cookieDecides: !markdownFile };
+  return { path: `/${pond}/${slug}`, representation: wantsMarkdown ? 'markdown' : 'html', negotiates: !markdownFile, setupExempt: false, cookieDecides: !markdownFile, languageDecides: false };
 }
 
 /** `Accept: text/markdown` without HTML preferred over it (a browser's Accept lists text/html first). */
@@ -180,7 +195,7 @@ function buildVariant(entry: CachedDocument, target: Target, encoding: Encoding,
     type = 'application/json; charset=utf-8';
     etag = variantEtag(entry.etag, '-json');
   }
-  const vary = `${target.negotiates ? 'Accept, ' : ''}${target.cookieDecides ? 'Cookie, ' : ''}Accept-Encoding`;
+  const vary = `${target.negotiates ? 'Accept, ' : ''}${target.languageDecides ? 'Accept-Language, ' : ''}${target.cookieDecides ? 'Cookie, ' : ''}Accept-Encoding`;
   const notModified: Record<string, string | number> = { ...common, 'Content-Type': type, ETag: etag, 'Last-Modified': entry.lastModified, Vary: vary };
   const ok: Record<string, string | number> = { ...notModified };
   if (contentEncoding !== 'identity') ok['Content-Encoding'] = contentEncoding;
@@ -245,7 +260,7 @@ export function createPublicHotPath(options: PublicHotPathOptions): (req: Incomi
     const variant = entry ? variantOf(entry, target, chooseEncoding(req.headers['accept-encoding'])) : null;
     if (!entry || !variant) {
       // The 404 here is the member's app: a cache must not keep one for the other.
-      if (target.cookieDecides) res.setHeader('Vary', 'Cookie');
+      if (target.cookieDecides) res.setHeader('Vary', target.languageDecides ? LANDING_APP_VARY : 'Cookie');
       next();
       return;
     }
@@ -281,25 +296,57 @@ export function createPublicHotPath(options: PublicHotPathOptions): (req: Incomi
     return target;
   };
 
+  // The landing page's language per `Accept-Language` value (null: none we speak), bounded.
+  const languages = new Map<string, Locale | null>();
+  const askedLocale = (header: string | undefined): Locale | null => {
+    if (!header) return null;
+    let locale = languages.get(header);
+    if (locale === undefined) {
+      if (languages.size >= MEMO_LANGUAGES) languages.clear();
+      languages.set(header, (locale = localeFromAcceptLanguage(header)));
+    }
+    return locale;
+  };
+  // The instance default for visitors asking for no language we speak, remembered with the
+  // landing document it was served with: a change of the default drops that document
+  // (siteDocumentInvalidation.ts), and with it this memo.
+  let fallback: { locale: Locale; entry: CachedDocument } | null = null;
+  const fallbackTarget = (): Target | null => (fallback && options.cache.get(LANDING_TARGETS[fallback.locale].path) === fallback.entry ? LANDING_TARGETS[fallback.locale] : null);
+
   return (req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     const cookie = req.headers.cookie;
     const hasSession = cookie !== undefined && cookie.includes(SESSION_COOKIE);
-    const target = targetFor(req.url ?? '/', hasSession, req.headers.accept);
-    if (!target) {
+    const found = targetFor(req.url ?? '/', hasSession, req.headers.accept);
+    if (!found) {
       // The app at a URL whose visitors get a public document: it varies by cookie as that does.
-      if (hasSession && targetOf(req.url ?? '/', false, req.headers.accept)?.cookieDecides) res.setHeader('Vary', 'Cookie');
+      if (hasSession) {
+        const visitors = targetOf(req.url ?? '/', false, req.headers.accept);
+        if (visitors?.cookieDecides) res.setHeader('Vary', visitors.languageDecides ? LANDING_APP_VARY : 'Cookie');
+      }
       return next();
     }
-    const cached = options.cache.get(target.path);
+    let target: Target = found;
+    let needsDefaultLocale = false;
+    if (target === LANDING) {
+      const asked = askedLocale(req.headers['accept-language']);
+      const chosen = asked ? LANDING_TARGETS[asked] : fallbackTarget();
+      if (chosen) target = chosen;
+      else needsDefaultLocale = true;
+    }
+    const cached = needsDefaultLocale ? undefined : options.cache.get(target.path);
     if (cached && (setupComplete || target.setupExempt)) return respond(req, res, next, target, cached);
     void (async () => {
       if (!target.setupExempt && !setupComplete) {
         setupComplete = await isSetupComplete();
         if (!setupComplete) return next();
       }
+      const defaultLocale = needsDefaultLocale ? await getSetting('instance.defaultLocale') : null;
+      if (defaultLocale) target = LANDING_TARGETS[defaultLocale];
       // Looked up again after the await: an entry let go of meanwhile may already be freed.
-      respond(req, res, next, target, options.cache.get(target.path) ?? (await load(target.path)));
+      const entry = options.cache.get(target.path) ?? (await load(target.path));
+      if (defaultLocale && entry) fallback = { locale: defaultLocale, entry };
+      respond(req, res, next, target, entry);
     })().catch((error: unknown) => {
       options.logger.error({ err: error, path: target.path }, 'public document failed');
       if (!res.headersSent) next();

@@ -1,5 +1,6 @@
 /**
- * Instance settings the public documents show: the landing and legal texts, and the
+ * Instance settings the public documents show: the landing and legal texts, whether
+ * registration is open (the landing page's Sign up), and the
  * instance's name, public origin and default locale (every document's header, canonical URL
  * and labels). A change drops the landing and legal documents in the settings' transaction,
  * so the next visitor gets a fresh one (generated on demand), and queues the rest for the
@@ -10,7 +11,7 @@ import { transactionClient } from '../documents/documentLog.ts';
 import { queueEverything, queuePublicChanges } from './publicDocumentQueue.ts';
 import { announceDocumentChangesLocally, notifyDocumentChanges } from './publicDocumentStore.ts';
 
-const SITE_TEXT_KEYS = new Set(['home.content', 'legal.imprint', 'legal.privacy']);
+const SITE_TEXT_KEYS = new Set(['home.content', 'legal.imprint', 'legal.privacy', 'registration.mode']);
 const INSTANCE_KEYS = new Set(['instance.name', 'instance.baseUrl', 'instance.defaultLocale']);
 
 export async function siteSettingsChanged(transaction: Transaction, keys: readonly string[]): Promise<void> {

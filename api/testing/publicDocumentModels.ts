@@ -110,6 +110,7 @@ export function richPageModel(overrides: Partial<PublicDocumentModel> = {}): Pub
     tree: [],
     updatedAt: '2025-03-05T14:03:27.000Z',
     pluginStyles: '',
+    landing: null,
     legal: LEGAL,
     ...overrides,
   };
@@ -218,6 +219,11 @@ export function homeModel(overrides: Partial<PublicDocumentModel> = {}): PublicD
     tree: [],
     updatedAt: null,
     pluginStyles: '',
+    landing: {
+      registrationOpen: true,
+      ponds: [{ title: 'Field guide', href: '/field-guide', pageCount: 4 }],
+      recentPages: [{ title: 'Volunteer rota', href: '/field-guide/volunteer-rota', pondTitle: 'Field guide', updatedAt: '2026-05-04T09:30:00.000Z' }],
+    },
     legal: LEGAL,
     ...overrides,
   };

@@ -3,7 +3,8 @@
  * as on /login), Sign in always and Sign up only while registration is open, the public ponds
  * and the recently changed public pages (newest first, nothing private named), empty states
  * while there are none; axe on desktop-en and phone-de; the caching of a page that names only
- * public things, and a signed-in browser still gets its home at the same URL.
+ * public things (a generated document per language: api/publicPages/landingDocument.test.ts),
+ * and a signed-in browser still gets its home at the same URL.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -111,5 +112,7 @@ describe('the landing page for visitors', () => {
     const memberHtml = await member.text();
     assert.ok(memberHtml.includes(`Hello, ${ADMIN.displayName}`), 'a signed-in browser gets its home');
     assert.equal(member.headers.get('cache-control'), 'private, no-store');
+    assert.match(member.headers.get('vary') ?? '', /Accept-Language, Cookie/, 'the member home varies as the visitor document does');
+    assert.match(visitor.headers.get('content-security-policy') ?? '', /^default-src 'none'/, "the visitor's landing page is a generated document");
   });
 });

@@ -54,7 +54,8 @@ export interface LandingOverview {
 }
 
 /**
- * The landing page's data for a visitor, and its caching: the page names only what the public
+ * The landing page's data for a visitor whom the public hot path handed on (it serves the
+ * generated landing documents otherwise), and its caching: the page names only what the public
  * may read and nothing of the visitor, so any cache may keep it, revalidating every time (a
  * page made private must not live on), per language and per cookie (a signed-in browser gets
  * its home at the same URL). A response that sets a cookie stays private.
