@@ -4,7 +4,7 @@
  * label" (throwing 404 for a denied read and 403 for a denied write on something readable),
  * and in bulk "which of these pages may it read / write".
  */
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { Actor } from '../auth/authenticateRequest.ts';
 import { ApiError, forbidden, notFound, unauthenticated } from '../http/apiError.ts';
 import { Label, Page, Pond } from '../models/index.ts';
@@ -194,6 +194,24 @@ export async function listReachablePonds(sequelize: Sequelize, subject: AccessSu
   );
   const data = await loadPondAccessMany(sequelize, rows.map((row) => row.id));
   return [...data.values()].map((pond) => new SubjectAccess(pond, subject)).filter(pondVisible);
+}
+
+/**
+ * SQL: whether the pond in `pondColumn` has any grant for the public. A candidate filter, not
+ * a verdict (a public grant may allow or deny, and reach a page, a label or the pond; the
+ * resolver decides what the public reads); kept here so grants are read in this module only.
+ */
+export function pondHasPublicGrantSql(pondColumn: string): string {
+  return `EXISTS (SELECT 1 FROM grants g WHERE g.pond_id = ${pondColumn} AND g.subject_type = 'public')`;
+}
+
+/** The live ponds with any grant for the public, by id: the candidates of what the public may read (inside `transaction` when given). */
+export async function listPublicCandidatePonds(sequelize: Sequelize, transaction?: Transaction): Promise<string[]> {
+  const rows = await sequelize.query<{ id: string }>(`SELECT p.id FROM ponds p WHERE p.trashed_at IS NULL AND ${pondHasPublicGrantSql('p.id')} ORDER BY p.id`, {
+    type: QueryTypes.SELECT,
+    transaction,
+  });
+  return rows.map((row) => row.id);
 }
 
 export { pondVisible, SubjectAccess };

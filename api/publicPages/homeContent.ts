@@ -11,6 +11,7 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import { documentToHtml, markdownToDocument } from '../../content-pipeline/index.ts';
 import { apiText } from '../i18n/apiTexts.ts';
 import type { Locale } from '../i18n/locale.ts';
+import { listPublicCandidatePonds } from '../policies/accessPolicy.ts';
 import { ANONYMOUS, pondVisible, SubjectAccess } from '../policies/grantResolution.ts';
 import { loadPondAccessMany } from '../policies/pondAccessCache.ts';
 import { getSetting } from '../settings/instanceSettings.ts';
@@ -98,12 +99,8 @@ const newestFirst = (a: { updatedAt: string }, b: { updatedAt: string }) => (a.u
  * Inside a transaction (the generated landing documents) every rule is read fresh.
  */
 export async function loadPublicOverview(sequelize: Sequelize, transaction?: Transaction): Promise<PublicOverview> {
-  // The ponds a `public` grant reaches (listReachablePonds for the anonymous subject, here with the transaction).
-  const candidates = await sequelize.query<{ id: string }>(
-    `SELECT DISTINCT g.pond_id AS id FROM grants g JOIN ponds p ON p.id = g.pond_id WHERE p.trashed_at IS NULL AND g.subject_type = 'public' ORDER BY id`,
-    { type: QueryTypes.SELECT, transaction },
-  );
-  const access = await loadPondAccessMany(sequelize, candidates.map((row) => row.id), transaction);
+  const candidates = await listPublicCandidatePonds(sequelize, transaction);
+  const access = await loadPondAccessMany(sequelize, candidates, transaction);
   const reachable = [...access.values()].map((pond) => new SubjectAccess(pond, ANONYMOUS)).filter(pondVisible).slice(0, LANDING_PONDS_SCANNED);
   const ponds: PublicPondEntry[] = [];
   const pages: PublicPageEntry[] = [];

@@ -17,6 +17,7 @@
  */
 import type { Sequelize, Transaction } from 'sequelize';
 import { transactionClient } from '../documents/documentLog.ts';
+import { pondHasPublicGrantSql } from '../policies/accessPolicy.ts';
 import { ANONYMOUS, SubjectAccess } from '../policies/grantResolution.ts';
 import { loadPondAccess } from '../policies/pondAccessCache.ts';
 import { queuePublicChanges } from './publicDocumentQueue.ts';
@@ -41,7 +42,7 @@ async function revokeLandingDocuments(pondId: string, transaction: Transaction):
   await lockLandingDocuments(db, 'exclusive');
   const { rows } = await db.query<{ path: string }>(
     `DELETE FROM public_documents d WHERE d.kind = 'home' AND (
-       EXISTS (SELECT 1 FROM grants g WHERE g.pond_id = $1 AND g.subject_type = 'public')
+       ${pondHasPublicGrantSql('$1::uuid')}
        OR position(convert_to('href="/' || (SELECT slug FROM ponds WHERE id = $1), 'UTF8') IN d.html) > 0)
      RETURNING d.path`,
     [pondId],

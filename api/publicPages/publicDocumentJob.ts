@@ -19,6 +19,7 @@
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { Logger } from '../logger.ts';
+import { pondHasPublicGrantSql } from '../policies/accessPolicy.ts';
 import type { QueuedChange } from './publicDocumentQueue.ts';
 import { LANDING_DOCUMENT_KEYS, regeneratePage, regeneratePondIndex, regenerateSiteDocument, SITE_DOCUMENT_KEYS, type GenerationContext } from './publicDocumentService.ts';
 
@@ -81,7 +82,7 @@ async function storedPagesOf(sequelize: Sequelize, pondIds: readonly string[]): 
 /** Whether any of the ponds has a `public` grant: its changes may show on the landing page. */
 async function anyPublicPond(sequelize: Sequelize, pondIds: readonly string[]): Promise<boolean> {
   if (pondIds.length === 0) return false;
-  const rows = await sequelize.query(`SELECT 1 FROM grants WHERE pond_id = ANY ($1::uuid[]) AND subject_type = 'public' LIMIT 1`, { bind: [pondIds], type: QueryTypes.SELECT });
+  const rows = await sequelize.query(`SELECT 1 FROM unnest($1::uuid[]) AS c (pond_id) WHERE ${pondHasPublicGrantSql('c.pond_id')} LIMIT 1`, { bind: [pondIds], type: QueryTypes.SELECT });
   return rows.length > 0;
 }
 

@@ -10,6 +10,7 @@
  */
 import type { Transaction } from 'sequelize';
 import { transactionClient, type Queryable } from '../documents/documentLog.ts';
+import { pondHasPublicGrantSql } from '../policies/accessPolicy.ts';
 
 export const PUBLIC_DOCUMENTS_JOB = 'public-documents';
 
@@ -40,7 +41,7 @@ export async function queuePublicChanges(db: Queryable, changes: readonly Queued
        SELECT c.pond_id, c.page_id, c.tree_changed
          FROM unnest($1::uuid[], $2::uuid[], $3::boolean[]) AS c (pond_id, page_id, tree_changed)
         WHERE c.pond_id IS NULL OR EXISTS (SELECT 1 FROM public_documents d WHERE d.pond_id = c.pond_id)
-           OR EXISTS (SELECT 1 FROM grants g WHERE g.pond_id = c.pond_id AND g.subject_type = 'public')
+           OR ${pondHasPublicGrantSql('c.pond_id')}
        RETURNING 1
      )
      SELECT count(*)::int AS queued FROM queued`,
