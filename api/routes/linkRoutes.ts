@@ -9,7 +9,6 @@ import { z } from 'zod';
 import { backlinkCursor, phantomCursor } from '../http/cursorCodec.ts';
 import { defineRoute, type AnyRoute } from '../http/routeTable.ts';
 import { notFound } from '../http/apiError.ts';
-import { slugSchema } from '../ponds/slugs.ts';
 import { DEFAULT_LINK_LIST_LIMIT, findPhantomLink, listBacklinks, listPhantomLinks, loadLinkGraph, MAX_LINK_LIST_LIMIT } from '../pages/linkGraph.ts';
 
 const limitField = z.coerce.number().int().min(1).max(MAX_LINK_LIST_LIMIT).default(DEFAULT_LINK_LIST_LIMIT);
@@ -41,9 +40,8 @@ export const linkRoutes: AnyRoute[] = [
     path: '/ponds/:id/phantom-links/:slug',
     access: { kind: 'pond', capability: 'visible', session: true },
     handler: async ({ params, resource, services }) => {
-      // Not a slug (no page could take it), or no readable page links there: as for anything else the caller cannot see, a 404.
-      const slug = slugSchema.safeParse(params.slug);
-      const found = slug.success ? await findPhantomLink(services.sequelize, resource.access, slug.data) : null;
+      // No readable page links there (a text that is no slug never matches a link's target slug): as for anything else the caller cannot see, a 404.
+      const found = await findPhantomLink(services.sequelize, resource.access, params.slug);
       if (!found) throw notFound();
       return { body: found };
     },
