@@ -60,7 +60,8 @@ interface Target {
 
 /** `/` for a visitor, before the language is known; the handler swaps in LANDING_TARGETS[locale]. */
 const LANDING: Target = { path: '', representation: 'html', negotiates: false, setupExempt: false, cookieDecides: true, languageDecides: true };
-const LANDING_TARGETS = Object.fromEntries(LOCALES.map((locale) => [locale, { ...LANDING, path: landingPath(locale) }])) as Record<Locale, Target>;
+// A target per locale (not a text table: api/i18n holds the texts).
+const LANDING_TARGETS = Object.fromEntries(LOCALES.map((locale) => [locale, { ...LANDING, path: landingPath(locale) }])) as { [locale in Locale]: Target };
 /** What the app's `/` for a member varies by too: the visitor's document there varies by both. */
 const LANDING_APP_VARY = 'Accept-Language, Cookie';
 /** Distinct `Accept-Language` values whose verdict is remembered (browsers send a handful). */
