@@ -112,6 +112,8 @@ describe('navigation', () => {
         await page.keyboard.press('Enter');
         const menu = page.getByRole('menu');
         await menu.waitFor();
+        // bits-ui moves the focus into the menu once it is open: a frame later on a busy machine.
+        await page.waitForFunction(() => document.activeElement?.getAttribute('role') === 'menuitem', undefined, { timeout: 5_000 }).catch(() => undefined);
         assert.equal(await activeRole(page), 'menuitem');
         assert.equal(await activeText(page), t('tree.newSubpage'));
         await page.keyboard.press('ArrowDown');
