@@ -32,7 +32,7 @@ logger.warn('setup is pending');
 );
 const environment = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'DT_LOG_FORMAT'));
 
-test('in a terminal, each entry is one human-readable line: time, level, process, message, fields', { skip: process.platform !== 'linux' && 'needs util-linux script for a terminal' }, async () => {
+test('in a terminal, each entry is one human-readable line: time, level, process, message, fields', async () => {
   // `script` gives the program a real pseudo-terminal as stdout.
   const { stdout } = await run('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(program)}`, '/dev/null'], { env: environment });
   const lines = stdout.replaceAll('\r', '').split('\n').filter(Boolean).map(withoutColours);
