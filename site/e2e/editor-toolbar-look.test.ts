@@ -2,7 +2,7 @@
  * How the editor's toolbar looks and reads, in Chromium against a real collab server: every
  * button shows an icon (no text glyphs), has an accessible name and a tooltip with that name
  * (and its shortcut) on keyboard focus and on hover; the table controls are named and do what
- * their names say. On a 390×844 phone the toolbar is one row that scrolls sideways and sticks
+ * their names say. At 1280 px the toolbar is one row. On a 390×844 phone the toolbar is one row that scrolls sideways and sticks
  * at the top while the page scrolls, and the caret is kept clear of it. Screens checked with
  * axe; screenshots with a tooltip showing in both shapes.
  */
@@ -66,6 +66,11 @@ describe('the editor toolbar’s icons, names and tooltips', () => {
         // The names are what the buttons are found by.
         for (const key of ['editor.bold', 'editor.italic', 'editor.link', 'editor.codeBlock', 'editor.insertTable', 'editor.insertFile', 'editor.comment', 'editor.undo', 'editor.redo'] as const) {
           assert.equal(await toolbar.getByRole('button', { name: t(key), exact: true }).count(), 1, t(key));
+        }
+        if (!shape.isMobile) {
+          // At 1280 px, beside the sidebar and the panels, the whole toolbar is one row.
+          const tops = new Set(await tools.evaluateAll((buttons) => buttons.map((button) => Math.round(button.getBoundingClientRect().top))));
+          assert.equal(tops.size, 1, `one row of ${described.length} buttons on ${shape.name} (tops ${[...tops].join(', ')})`);
         }
         // Toggles keep aria-pressed.
         assert.equal(await toolbar.getByRole('button', { name: t('editor.bold'), exact: true }).getAttribute('aria-pressed'), 'false');
