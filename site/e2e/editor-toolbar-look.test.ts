@@ -238,3 +238,48 @@ describe('the editor toolbar’s icons, names and tooltips', () => {
     }
   });
 });
+
+describe('the [[ suggestion list’s place', () => {
+  test('below the caret where there is room, above it near the window’s bottom, always inside the window (desktop-en)', { timeout: 120_000 }, async () => {
+    const shape = SCREEN_SHAPES[0]!;
+    await resetRateLimits(instance);
+    const paragraphs = Array.from({ length: 40 }, (_, index) => `Paragraph ${index + 1}: enough text for the page to reach far down.`).join('\n\n');
+    const { owner, url } = await pageWith('en', paragraphs);
+    const session = await openAs(owner, shape, 'editor-suggestion-place');
+    const { page } = session;
+    try {
+      await openEditor(session, url);
+      const listbox = page.getByRole('listbox', { name: session.t('editor.suggest.pages') });
+      /** The caret's line put `fromTop` px below the window's top, then `[[` typed there. */
+      const suggestAt = async (paragraph: string, fromTop: number) => {
+        await editorContent(page).locator('p', { hasText: paragraph }).evaluate((element, offset) => {
+          const range = document.createRange();
+          range.selectNodeContents(element);
+          range.collapse(false);
+          const selection = window.getSelection()!;
+          selection.removeAllRanges();
+          selection.addRange(range);
+          (element.closest('.page-editor-content') as HTMLElement).focus({ preventScroll: true });
+          window.scrollBy(0, element.getBoundingClientRect().top - offset);
+        }, fromTop);
+        await page.waitForTimeout(100);
+        await page.keyboard.type(' [[Para');
+        await listbox.getByRole('option', { name: session.t('editor.suggest.createMissing', { name: 'Para' }) }).waitFor();
+        const caret = await page.evaluate(() => window.getSelection()!.getRangeAt(0).getBoundingClientRect().toJSON() as DOMRect);
+        const list = (await listbox.boundingBox())!;
+        return { caret, list };
+      };
+      const low = await suggestAt('Paragraph 30:', shape.viewport.height - 60);
+      assert.ok(low.list.y + low.list.height <= low.caret.top + 0.5, `above the caret near the bottom (list ends ${low.list.y + low.list.height}, caret at ${low.caret.top})`);
+      assert.ok(low.list.y >= 0, 'inside the window');
+      await session.screenshot('suggestions-above');
+      await page.keyboard.press('Escape');
+      const high = await suggestAt('Paragraph 10:', 200);
+      assert.ok(high.list.y >= high.caret.bottom - 0.5, `below the caret with room below (list starts ${high.list.y}, caret ends ${high.caret.bottom})`);
+      assert.ok(high.list.y + high.list.height <= shape.viewport.height, 'inside the window');
+      assert.deepEqual(session.problems, []);
+    } finally {
+      await session.context.close();
+    }
+  });
+});

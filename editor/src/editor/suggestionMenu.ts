@@ -1,6 +1,7 @@
 /**
  * The pop-up list of `[[`, `![[` and `@` suggestions: plain DOM (it lives in `document.body`,
- * above the editor), positioned through the CSSOM (the CSP forbids `style=` attributes), driven
+ * above the editor), positioned through the CSSOM (the CSP forbids `style=` attributes) below the
+ * caret or, without room there, above it (as bits-ui's floating content flips), driven
  * by the keyboard from the editor (↑ ↓ Enter Tab Escape) or by the pointer.
  */
 import type { SuggestionKeyDownProps, SuggestionProps } from '@tiptap/suggestion';
@@ -17,6 +18,9 @@ export interface SuggestionChoice {
 }
 
 let menuCount = 0;
+/** Between the caret and the list, and between the list and the window's edge (px). */
+const GAP = 4;
+const MARGIN = 8;
 
 export function suggestionMenu(listLabel: string) {
   return () => {
@@ -72,7 +76,17 @@ export function suggestionMenu(listLabel: string) {
       const width = Math.min(320, window.innerWidth - 16);
       menu.style.width = `${width}px`;
       menu.style.left = `${Math.max(8, Math.min(rect.left, window.innerWidth - width - 8))}px`;
-      menu.style.top = `${rect.bottom + 4}px`;
+      // Below the caret, or above it when the room below is too small for the list and the
+      // room above is larger (a caret near the window's bottom, the phone's keyboard up).
+      const room = { below: window.innerHeight - rect.bottom - GAP - MARGIN, above: rect.top - GAP - MARGIN };
+      menu.style.maxHeight = '';
+      const wanted = menu.offsetHeight;
+      const above = wanted > room.below && room.above > room.below;
+      const fits = Math.max(0, above ? room.above : room.below);
+      if (wanted > fits) menu.style.maxHeight = `${fits}px`;
+      const height = Math.min(wanted, fits);
+      menu.style.top = `${above ? rect.top - GAP - height : rect.bottom + GAP}px`;
+      menu.dataset['side'] = above ? 'top' : 'bottom';
     };
 
     return {
