@@ -4,7 +4,8 @@
  * exact. Against DATABASE_URL, or the embedded Postgres under DATA_DIR when it is not set.
  *
  * Run it once after upgrading an instance across migration 0005 (migrations change schema
- * only: that one made the columns and leaves them empty), or after a change to what the
+ * only: that one made the columns and leaves them empty) or 0013 (ß kept apart from ss: until
+ * then, pages saved before rank 'Straße' and 'Strasse' alike), or after a change to what the
  * vectors hold. It is safe to run at any time, while the instance serves, and again.
  */
 import { loadConfigOrExit } from '../api/config.ts';

@@ -5,7 +5,9 @@
  *
  * Two vectors per page, both through the `dt_search` configuration (migration 0005: `simple`,
  * no stemming, behind the `unaccent` dictionary, so case and diacritics fold: 'Baume' finds
- * 'Bäume', 'Strasse' finds 'Straße'):
+ * 'Bäume'), of the text with ß spelled as the index spells it (`indexedSpellingSql`), so
+ * 'Straße' and 'Strasse' stay two words, as 'Bäume' and 'Baeume' are; the query finds either
+ * through its transliteration tier (searchStatements.ts):
  * - `search_head`: the title (weight A) and the names of the page's labels (B). Small, kept in
  *   the row: title and label hits are found and ranked without reading the body.
  * - `search_vector`: the head plus the body's plain text from the last save (C).
@@ -36,8 +38,43 @@ export function withoutSentinelsSql(text: string): string {
   return `translate(${text}, E'\\uE000\\uE001', '')`;
 }
 
+/**
+ * How the index spells ß: `unaccent` folds ß (and ẞ) to ss, which would make 'Straße' and
+ * 'Strasse' one lexeme, found and ranked alike. Before any text or query reaches the
+ * configuration, ß and ẞ become ƨ (U+01A8, LATIN SMALL LETTER TONE TWO): a letter to the
+ * parser, left alone by `unaccent` and by lower(), one character for one (positions stay), and
+ * absent from German text, so no word written otherwise ('Szene', 'Strasse') meets a ß-word.
+ * Everything that hands text to `to_tsvector` or a `*_tsquery` function goes through this.
+ */
+export function indexedSpellingSql(text: string): string {
+  return `translate(${text}, E'\\u00DF\\u1E9E', E'\\u01A8\\u01A8')`;
+}
+
+/** ß as lexemes spell it (`indexedSpellingSql`). */
+export const INDEXED_SHARP_S = '\u01A8';
+
+/**
+ * `lexeme` (a lexicon entry) with ß read as ss again, as the substring fallback compares words:
+ * 'stras' and 'straß' find 'straße' as well as 'strasse'. Character for character the
+ * expression of the lexicon's indexes (migration 0013), or they are not used.
+ */
+export function lexiconSpellingSql(lexeme: string): string {
+  return `replace(${lexeme}, E'\\u01A8', 'ss')`;
+}
+
+/**
+ * `ts_headline` of `text` for `query` (a tsquery of the index's spelling) that marks ß-words
+ * ('Straße' for the lexeme 'straƨe') and gives the text back as written. ẞ goes to the capital
+ * Ƨ on the way in (the parser lowers it to ƨ), so the way back can tell the two apart; a text
+ * holding a real ƨ or Ƨ, which German never does, would show ß or ẞ in their place.
+ */
+export function headlineSql(text: string, query: string, options: string): string {
+  const spelled = `translate(${text}, E'\\u00DF\\u1E9E', E'\\u01A8\\u01A7')`;
+  return `translate(ts_headline('${SEARCH_CONFIG}', ${spelled}, ${query}, '${options}'), E'\\u01A8\\u01A7', E'\\u00DF\\u1E9E')`;
+}
+
 function weighted(text: string, weight: 'A' | 'B' | 'C'): string {
-  return `setweight(to_tsvector('${SEARCH_CONFIG}', ${text}), '${weight}')`;
+  return `setweight(to_tsvector('${SEARCH_CONFIG}', ${indexedSpellingSql(text)}), '${weight}')`;
 }
 
 /** The head vector of the `pages` row aliased `page`: title and label names. */
@@ -106,8 +143,9 @@ export async function reindexPages(pageIds: readonly string[], transaction: Tran
 /**
  * Every live page of every live pond indexed afresh from what is stored, one pond per
  * transaction (`npm run search:reindex`: after an upgrade across migration 0005, which made
- * the columns but fills nothing, or after a change to what the vectors hold). Pages of
- * trashed ponds and trashed pages keep no vectors. Returns the pages indexed.
+ * the columns but fills nothing, across 0013, after which ß is spelled apart from ss, or after
+ * another change to what the vectors hold). Pages of trashed ponds and trashed pages keep no
+ * vectors. Returns the pages indexed.
  */
 export async function reindexAllLivePages(sequelize: Sequelize, onPond: (done: number, total: number) => void = () => undefined): Promise<number> {
   const ponds = await sequelize.query<{ id: string }>(`SELECT id FROM ponds WHERE trashed_at IS NULL ORDER BY id`, { type: QueryTypes.SELECT });

@@ -5,8 +5,8 @@
  * title A 1.0, labels B 0.4, body C 0.2; no `to_tsvector` at query time):
  *   0. full-text matches in the title or label names (`search_head`),
  *   1. other full-text matches (`search_vector`),
- *   2. matches through a German transliteration only ('Baeume' → 'Bäume', 'Größe' →
- *      'Groesse'): below every match of the words as typed,
+ *   2. matches through a German transliteration only ('Baeume' → 'Bäume', 'Strasse' →
+ *      'Straße', 'Größe' → 'Groesse'): below every match of the words as typed,
  *   3. the substring fallback: pages holding a word that contains a query word ('wiss' →
  *      'Wissensbasis'), found through the lexicon (`search_lexemes`) and then the vectors'
  *      index. Only once the full-text tiers are exhausted, and never a page they hold.
@@ -91,12 +91,10 @@ async function rowsOf<Row extends object>(session: SearchSession, statement: Sta
 async function lookUpFallback(session: SearchSession, parsed: ParsedSearchQuery): Promise<Fallback | null> {
   if (parsed.partialTerms.length === 0) return null;
   const rows = await rowsOf<{ term: number; lexeme: string }>(session, lexiconStatement(parsed.partialTerms, parsed.transliterations));
-  const alternatives = parsed.partialTerms.map((_, index) => rows.filter((row) => row.term === index).map((row) => tsqueryOperand(row.lexeme)));
+  // Two spellings of a term may find the same lexeme: each is looked for once.
+  const alternatives = parsed.partialTerms.map((_, index) => [...new Set(rows.filter((row) => row.term === index).map((row) => tsqueryOperand(row.lexeme)))]);
   if (alternatives.some((lexemes) => lexemes.length === 0)) return null;
-  // An excluded word excludes its other spelling too ('-muehle' keeps out 'Mühle').
-  const others = new Map(parsed.transliterations);
-  const otherSpellings = parsed.excludedTerms.map((words) => words.split(' ').map((word) => others.get(word) ?? word).join(' ')).filter((words) => !parsed.excludedTerms.includes(words));
-  return { alternatives, excluded: [...parsed.excludedTerms, ...otherSpellings] };
+  return { alternatives };
 }
 
 interface PresentedRow {

@@ -2,8 +2,8 @@
  * What search reads, kept in step with the pages: a 5 MB body indexes without error (its first
  * 100,000 characters), saved words reach the lexicon and the daily refresh drops words that
  * left every page, `pages.label_ids` follows the label assignments through every path
- * (assign, unassign, label deletion cascading), and the highlight sentinels never enter a
- * vector.
+ * (assign, unassign, label deletion cascading), the highlight sentinels never enter a
+ * vector, and ß stays apart from ss in the vectors and the lexicon.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -14,7 +14,7 @@ import { Label, type Page } from '../models/index.ts';
 import { seedLabel, seedPage, seedPageLabels, seedSharedPond } from '../testing/accessFixtures.ts';
 import { completeSetup, createVerifiedUser } from '../testing/fixtures.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
-import { reindexPages, SEARCH_BODY_MAX_CHARS } from './pageSearchIndex.ts';
+import { indexedSpellingSql, reindexPages, SEARCH_BODY_MAX_CHARS } from './pageSearchIndex.ts';
 import { refreshSearchLexicon } from './searchLexicon.ts';
 
 describe('the search index', () => {
@@ -27,7 +27,7 @@ describe('the search index', () => {
   }
 
   async function matches(pageId: string, word: string): Promise<boolean> {
-    const [row] = await sql<{ hit: boolean }>(`SELECT search_vector @@ plainto_tsquery('dt_search', :word) AS hit FROM pages WHERE id = :pageId`, { pageId, word });
+    const [row] = await sql<{ hit: boolean }>(`SELECT search_vector @@ plainto_tsquery('dt_search', ${indexedSpellingSql(':word')}) AS hit FROM pages WHERE id = :pageId`, { pageId, word });
     return row?.hit === true;
   }
 
@@ -56,7 +56,9 @@ describe('the search index', () => {
     await sql(`INSERT INTO page_contents (page_id, html, markdown, plain_text) VALUES (:id, '', '', :text)`, { id: page.id, text });
     await sequelize().transaction((transaction) => reindexPages([page.id], transaction));
     assert.equal(await matches(page.id, 'Riesenanfang'), true);
-    assert.equal(await matches(page.id, 'fliesst'), true, 'folded like every other word');
+    assert.equal(await matches(page.id, 'blatter'), true, 'folded like every other word');
+    assert.equal(await matches(page.id, 'FLIESST'), false, 'ß is not ss: the query finds it through its transliteration');
+    assert.equal(await matches(page.id, 'FLIEẞT'), true);
     assert.equal(await matches(page.id, 'Riesenende'), false, 'beyond the indexed part');
     const [size] = await sql<{ bytes: number }>(`SELECT pg_column_size(search_vector) AS bytes FROM pages WHERE id = :id`, { id: page.id });
     assert.ok(size!.bytes < 1024 * 1024, `vector of ${size!.bytes} bytes`);
@@ -64,9 +66,11 @@ describe('the search index', () => {
 
   test('a save adds its words to the lexicon; the refresh drops words no page holds any more', async () => {
     const page = await seedPage(pondId, 'Lexikon');
-    await saveDerivedData(sequelize(), { pageId: page.id, document: markdownToDocument('Quendelzauber und Ährenfeld.\n'), authorIds: [] });
+    await saveDerivedData(sequelize(), { pageId: page.id, document: markdownToDocument('Quendelzauber und Ährenfeld am Fußweg.\n'), authorIds: [] });
     assert.equal(await inLexicon('quendelzauber'), true);
     assert.equal(await inLexicon('ahrenfeld'), true, 'folded');
+    assert.equal(await inLexicon('fu\u01A8weg'), true, 'ß in the index spelling');
+    assert.equal(await inLexicon('fussweg'), false);
     await saveDerivedData(sequelize(), { pageId: page.id, document: markdownToDocument('Nur noch Ährenfeld.\n'), authorIds: [] });
     assert.equal(await inLexicon('quendelzauber'), true, 'a save only adds');
     await sql(`DELETE FROM search_lexemes WHERE lexeme = 'ahrenfeld'`);

@@ -10,7 +10,7 @@ import { HIT_END, HIT_START } from './searchEngine.ts';
 export const MAX_QUERY_CHARS = 500;
 /** More words than this do not make a better fallback, only a slower one. */
 const MAX_FALLBACK_TERMS = 8;
-/** Each transliterated word is one `ts_rewrite` of the query: a bound for a pathological query. */
+/** Each word with other spellings is one `ts_rewrite` of the query: a bound for a pathological query. */
 const MAX_TRANSLITERATIONS = 16;
 
 export interface ParsedSearchQuery {
@@ -23,10 +23,11 @@ export interface ParsedSearchQuery {
   /** The words of the phrases, lower-cased (where a snippet should look first). */
   phraseWords: string[];
   /**
-   * Every query word (found, phrase or excluded) with its other German spelling, lower-cased:
-   * `['baeume', 'bäume']`, `['größe', 'groesse']`. The transliteration tier searches for either.
+   * Every query word (found, phrase or excluded) with its other German spellings, lower-cased:
+   * `['baeume', ['bäume']]`, `['strasse', ['straße']]`, `['größe', ['groeße', 'grösse', 'groesse']]`.
+   * The transliteration tier searches for any of them.
    */
-  transliterations: [word: string, other: string][];
+  transliterations: [word: string, others: string[]][];
 }
 
 const UMLAUT_SPELLED: Record<string, string> = { ä: 'ae', ö: 'oe', ü: 'ue' };
@@ -37,16 +38,29 @@ const SPELLED_UMLAUT: Record<string, string> = { ae: 'ä', oe: 'ö', ue: 'ü' };
  */
 const SPELLED = /(?<=[b-df-hj-npr-tv-zß])(ae|oe|ue)/g;
 
-/**
- * The other German spelling of a lower-cased word, or null when it has none: umlauts spelled
- * out ('bäume' → 'baeume', 'größe' → 'groeße') or spelled-out umlauts written as such
- * ('baeume' → 'bäume', 'groesse' → 'grösse'). ß and ss need none: the `dt_search`
- * configuration already folds ß to ss (and ä to a), so 'strasse' and 'straße' are one word.
- */
-export function transliterationOf(word: string): string | null {
+/** The umlauts of a word spelled out, or its spelled-out umlauts written as such; null when it has neither. */
+function umlautsSwapped(word: string): string | null {
   if (/[äöü]/.test(word)) return word.replace(/[äöü]/g, (umlaut) => UMLAUT_SPELLED[umlaut]!);
   const written = word.replace(SPELLED, (pair) => SPELLED_UMLAUT[pair]!);
   return written === word ? null : written;
+}
+
+/** ß written as ss, or ss as ß ('strasse' ↔ 'straße', 'schlusssatz' → 'schlußsatz'); null when it has neither. */
+function sharpSwapped(word: string): string | null {
+  if (word.includes('ß')) return word.replace(/ß/g, 'ss');
+  return word.includes('ss') ? word.replace(/ss/g, 'ß') : null;
+}
+
+/**
+ * The other German spellings of a lower-cased word, none when it has none: umlauts spelled
+ * out or back ('bäume' ↔ 'baeume'), ß as ss or back ('straße' ↔ 'strasse'), and both at once
+ * ('größe' → 'groeße', 'grösse', 'groesse'). The index keeps each apart (ä folds to a, not to
+ * ae; ß stays ß: pageSearchIndex.ts), so each is a spelling of its own to search for.
+ */
+export function otherSpellingsOf(word: string): string[] {
+  const umlauts = umlautsSwapped(word);
+  const spellings = [umlauts, sharpSwapped(word), umlauts === null ? null : sharpSwapped(umlauts)];
+  return [...new Set(spellings.filter((spelling): spelling is string => spelling !== null && spelling !== word))];
 }
 
 const WORD = /[\p{L}\p{N}]+/gu;
@@ -73,9 +87,9 @@ export function parseSearchQuery(raw: string): ParsedSearchQuery {
     else if (token.toLowerCase() !== 'or') partialTerms.push(...words);
   }
   const everyWord = new Set([...partialTerms, ...phraseWords, ...excludedTerms.flatMap((terms) => terms.split(' '))]);
-  const transliterations = [...everyWord].flatMap((word): [string, string][] => {
-    const other = transliterationOf(word);
-    return other === null ? [] : [[word, other]];
+  const transliterations = [...everyWord].flatMap((word): [string, string[]][] => {
+    const others = otherSpellingsOf(word);
+    return others.length === 0 ? [] : [[word, others]];
   });
   return {
     text,

@@ -10,7 +10,7 @@
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { permittedPageIds } from '../../api/policies/accessPolicy.ts';
-import { reindexLivePondPages } from '../../api/search/pageSearchIndex.ts';
+import { INDEXED_SHARP_S, reindexLivePondPages } from '../../api/search/pageSearchIndex.ts';
 import { seededRandom } from '../seededRandom.ts';
 
 export interface SearchCorpusOptions {
@@ -52,9 +52,9 @@ const VOCABULARY_SIZE = 40_000;
 const ZIPF_EXPONENT = 1.0;
 const BATCH_PAGES = 1_000;
 
-/** Lower case, diacritics stripped, ß → ss: what lower() + dt_unaccent() make of a word. */
+/** Lower case, diacritics stripped, ß as the index spells it: the lexeme `dt_search` makes of a word (api/search/pageSearchIndex.ts). */
 export function foldWord(word: string): string {
-  return word.toLowerCase().replace(/ß/g, 'ss').normalize('NFD').replace(/\p{M}/gu, '');
+  return word.toLowerCase().replace(/ß/g, INDEXED_SHARP_S).normalize('NFD').replace(/\p{M}/gu, '');
 }
 
 const capitalise = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);

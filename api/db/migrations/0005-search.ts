@@ -4,8 +4,9 @@
  *
  * - `dt_search`: the `simple` configuration (no stemming, so neither German nor English words
  *   are cut to a wrong stem) with the `unaccent` dictionary in front, so 'Bäume', 'BAUME' and
- *   'baume' are one lexeme and 'Straße' is 'strasse'. Because the folding happens in the
- *   dictionary, `ts_headline` with this configuration highlights the original words.
+ *   'baume' are one lexeme and 'Straße' is 'strasse' (since 0013, text reaches it with ß spelled
+ *   apart, so that 'Straße' is not 'Strasse'). Because the folding happens in the dictionary,
+ *   `ts_headline` with this configuration highlights the original words.
  * - `pages.search_head`: title (weight A) and label names (B) alone, small and kept in the row,
  *   so title hits are found and ranked without reading the body's vector.
  * - `pages.search_vector`: title, labels and body (C). Kept out of the row (`toast_tuple_target`)

@@ -14,6 +14,7 @@ import * as publicContentText from './0009-public-content-text.ts';
 import * as commentsNotifications from './0010-comments-notifications.ts';
 import * as apiTokens from './0011-api-tokens.ts';
 import * as attachments from './0012-attachments.ts';
+import * as searchSharpS from './0013-search-sharp-s.ts';
 
 export interface Migration {
   name: string;
@@ -34,4 +35,5 @@ export const migrations: Migration[] = [
   { name: '0010-comments-notifications', ...commentsNotifications },
   { name: '0011-api-tokens', ...apiTokens },
   { name: '0012-attachments', ...attachments },
+  { name: '0013-search-sharp-s', ...searchSharpS },
 ];
