@@ -2,9 +2,10 @@
  * The header in Chromium. Search suggestions: a partial word without its umlaut ("gart")
  * suggests the page "Gärtnerei am Teich" with the match highlighted and its pond, a newer
  * keystroke cancels the older request, a page of another user's pond never shows (though the
- * API finds it for its owner), Down and Enter open the page (so does a click or a tap), Up
- * chooses "Search for …", Enter alone submits to /search, no match and an unreachable API are
- * said in words. The user menu:
+ * API finds it for its owner), Down and Enter open the page (so does a click or a tap), nothing
+ * is chosen until a key chooses, Up chooses "Search for …", Up and Down wrap round, Up on the
+ * closed list opens it at its end, Enter alone submits to /search, no match and an unreachable
+ * API are said in words. The user menu:
  * opened, walked and closed by keyboard, closed by a press outside; the other language is saved
  * to the account and the page comes back in it; Sign out ends the session (the API answers 401
  * afterwards). Without JavaScript the menu still opens and the box still searches, and the
@@ -100,6 +101,7 @@ describe('header', () => {
         const firstId = await options.first().getAttribute('id');
         assert.equal(await box.getAttribute('aria-activedescendant'), firstId);
         assert.equal(await options.first().getAttribute('aria-selected'), 'true');
+        await session.check('suggestion-chosen');
         await Promise.all([page.waitForURL(`${instance.baseUrl}${pageHref}`), box.press('Enter')]);
         await page.getByRole('heading', { level: 1, name: TITLE }).waitFor();
 
@@ -110,11 +112,27 @@ describe('header', () => {
         await Promise.all([page.waitForURL(`${instance.baseUrl}${pageHref}`), shape.isMobile ? suggestion.tap() : suggestion.click()]);
 
         // Up from nothing chosen is "Search for …"; Enter with nothing chosen submits the form. Both reach the results.
+        // Until a key chooses, no option is chosen (the list shows none, the box names none); Down past the last wraps
+        // to the first and Up back; Up on the closed list opens it at the last.
+        const chosenId = () => box.getAttribute('aria-activedescendant');
         await session.visit(`${instance.baseUrl}/`);
         await revealSearchBox(page, t);
         await box.fill('gart');
         await suggestion.waitFor();
+        assert.equal(await chosenId(), null, 'nothing chosen before a key');
+        assert.equal(await page.locator('[role="option"][aria-selected="true"], .suggest-option-active').count(), 0, 'no option shows as chosen');
+        const lastId = await options.last().getAttribute('id');
         await box.press('ArrowUp');
+        assert.equal(await chosenId(), lastId);
+        await box.press('ArrowDown');
+        assert.equal(await chosenId(), firstId, 'Down past the last wraps to the first');
+        await box.press('ArrowUp');
+        assert.equal(await chosenId(), lastId);
+        await box.press('Escape');
+        assert.equal(await box.getAttribute('aria-expanded'), 'false');
+        await box.press('ArrowUp');
+        assert.equal(await box.getAttribute('aria-expanded'), 'true');
+        await waitFor(async () => (await chosenId()) === lastId, 5000, 'Up on the closed list to open it at the last option');
         await Promise.all([page.waitForURL(`${instance.baseUrl}/search?q=gart`), box.press('Enter')]);
         await page.locator('.search-hit').first().waitFor();
         await revealSearchBox(page, t);
