@@ -295,6 +295,15 @@ export const messagesDe: Record<MessageKey, string> = {
   'apiTokens.copiedAnnouncement': 'Der Token ist in der Zwischenablage.',
   'apiTokens.copyFailed': 'Kopieren hat hier nicht geklappt. Der Token ist markiert: Kopiere ihn selbst.',
 
+  'adminNav.label': 'Verwaltung',
+  'adminNav.overview': 'Übersicht',
+  'adminNav.users': 'Benutzer',
+  'adminNav.quotas': 'Kontingente',
+  'adminNav.system': 'System',
+  'adminNav.settings': 'Instanz-Einstellungen',
+  'adminNav.integrations': 'Integrationen',
+  'adminNav.site': 'Startseite und Rechtliches',
+
   'adminSite.title': 'Startseite und rechtliche Seiten',
   'adminSite.intro': 'Was Besucher auf der Startseite, im Impressum und in der Datenschutzerklärung lesen. Schreibe in Markdown; die Vorschau zeigt den Text so, wie Besucher ihn sehen werden.',
   'adminSite.loadFailed': 'Die Texte konnten nicht geladen werden. Lade die Seite neu, um es noch einmal zu versuchen.',

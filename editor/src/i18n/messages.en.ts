@@ -293,6 +293,15 @@ export const messagesEn = {
   'apiTokens.copiedAnnouncement': 'The token is on the clipboard.',
   'apiTokens.copyFailed': 'Copying did not work here. The token is selected: copy it yourself.',
 
+  'adminNav.label': 'Administration',
+  'adminNav.overview': 'Overview',
+  'adminNav.users': 'Users',
+  'adminNav.quotas': 'Quotas',
+  'adminNav.system': 'System',
+  'adminNav.settings': 'Instance settings',
+  'adminNav.integrations': 'Integrations',
+  'adminNav.site': 'Landing and legal pages',
+
   'adminSite.title': 'Landing and legal pages',
   'adminSite.intro': 'What visitors see on the landing page, in the imprint and in the privacy policy. Write in Markdown; the preview shows the text as visitors will see it.',
   'adminSite.loadFailed': 'The texts could not be loaded. Reload the page to try again.',
