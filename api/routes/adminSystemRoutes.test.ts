@@ -140,9 +140,9 @@ describe('the system panel', () => {
       silent,
     );
     const helpers = { logger: silent } as unknown as Parameters<typeof failing>[1];
-    await assert.rejects(failing({ _cron: { ts: new Date().toISOString(), backfilled: false } }, helpers), /could not reach/);
+    await assert.rejects(async () => failing({ _cron: { ts: new Date().toISOString(), backfilled: false } }, helpers), /could not reach/);
     const noCode = recordingRuns('version-thinning', async () => { throw new Error('/var/lib/dorfteich/files/secret.pdf: permission denied'); }, instance.services.sequelize, silent);
-    await assert.rejects(noCode({}, helpers));
+    await assert.rejects(async () => noCode({}, helpers));
     const rows = await records('version-thinning');
     assert.deepEqual(rows.map((row) => [row.trigger, row.outcome, row.errorCode]), [['scheduled', 'failed', 'ECONNREFUSED'], ['manual', 'failed', 'Error']]);
     assert.ok(rows[0]!.durationMs >= 25, `duration ${rows[0]!.durationMs}`);
