@@ -31,3 +31,18 @@ export function durationInWords(t: Translate, ms: number | null, locale: string)
 export function statusInWords(t: Translate, status: SystemJob['status']): string {
   return t(`adminSystem.status.${status}`);
 }
+
+/**
+ * A run's moment, short enough for the job table: day, month and time, the year only when it
+ * is not this year. In UTC (and saying so) until the island runs, then in the reader's zone:
+ * the server does not know that zone, and hydration must match the server's text.
+ */
+export function runMoment(iso: string, locale: string, inBrowser: boolean, now = new Date()): string {
+  const date = new Date(iso);
+  const timeZone = inBrowser ? undefined : 'UTC';
+  const yearOf = (value: Date) => new Intl.DateTimeFormat('en', { year: 'numeric', timeZone }).format(value);
+  const options: Intl.DateTimeFormatOptions = { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', timeZone };
+  if (yearOf(date) !== yearOf(now)) options.year = 'numeric';
+  const text = new Intl.DateTimeFormat(locale === 'de' ? 'de-DE' : 'en-US', options).format(date);
+  return inBrowser ? text : `${text} UTC`;
+}

@@ -312,7 +312,7 @@ export const messagesDe: Record<MessageKey, string> = {
   'adminSystem.durationMs': '{ms} ms',
   'adminSystem.durationS': '{s} s',
   'adminSystem.status.idle': 'Bereit',
-  'adminSystem.status.running': 'Läuft oder startet gleich',
+  'adminSystem.status.running': 'Läuft oder wartet',
   'adminSystem.status.unavailable': 'Noch nicht verfügbar',
   'adminSystem.runNow': 'Jetzt ausführen',
   'adminSystem.runNowLabel': 'Jetzt ausführen: {job}',

@@ -310,7 +310,7 @@ export const messagesEn = {
   'adminSystem.durationMs': '{ms} ms',
   'adminSystem.durationS': '{s} s',
   'adminSystem.status.idle': 'Idle',
-  'adminSystem.status.running': 'Running or about to start',
+  'adminSystem.status.running': 'Running or queued',
   'adminSystem.status.unavailable': 'Not available yet',
   'adminSystem.runNow': 'Run now',
   'adminSystem.runNowLabel': 'Run now: {job}',
