@@ -8,7 +8,9 @@
  *
  * The audit list's filters page newest first by (created_at, id); the indexes of 0001/0011 end
  * at created_at, so a filtered page had to sort each timestamp's ties by id. These end in id as
- * well, so a filtered page is read off the index in order and stops after `limit` rows.
+ * well, so a filtered page is read off the index in order and stops after `limit` rows
+ * (`npm run bench:admin-audit`: 1,000,000 entries). The exact-action index goes: the prefix
+ * index's text_pattern_ops also serves equality.
  */
 import type { Sequelize } from 'sequelize';
 
@@ -31,12 +33,16 @@ export async function up({ sequelize }: { sequelize: Sequelize }): Promise<void>
     CREATE INDEX audit_entries_action_prefix_idx ON audit_entries (action text_pattern_ops, created_at DESC, id DESC);
     CREATE INDEX audit_entries_actor_idx ON audit_entries (actor_id, created_at DESC, id DESC);
     CREATE INDEX audit_entries_actor_name_idx ON audit_entries (lower(actor_name), created_at DESC, id DESC);
+    -- Actor and action together: an exact action reads the page off these in order; without them
+    -- Postgres intersects every entry of the actor with every entry of the action.
+    CREATE INDEX audit_entries_actor_action_idx ON audit_entries (actor_id, action text_pattern_ops, created_at DESC, id DESC);
+    CREATE INDEX audit_entries_actor_name_action_idx ON audit_entries (lower(actor_name), action text_pattern_ops, created_at DESC, id DESC);
   `);
 }
 
 export async function down({ sequelize }: { sequelize: Sequelize }): Promise<void> {
   await sequelize.query(`
-    DROP INDEX audit_entries_actor_idx, audit_entries_actor_name_idx, audit_entries_action_prefix_idx;
+    DROP INDEX audit_entries_actor_idx, audit_entries_actor_name_idx, audit_entries_action_prefix_idx, audit_entries_actor_action_idx, audit_entries_actor_name_action_idx;
     CREATE INDEX audit_entries_action_idx ON audit_entries (action, created_at DESC);
     CREATE INDEX audit_entries_actor_idx ON audit_entries (actor_id, created_at DESC);
     CREATE INDEX audit_entries_action_prefix_idx ON audit_entries (action text_pattern_ops, created_at DESC);
