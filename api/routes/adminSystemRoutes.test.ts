@@ -3,8 +3,9 @@
  * others). Every maintenance job is listed in MAINTENANCE_JOB_TASKS' order with the body's
  * exact fields; a job not built yet is `unavailable`; `nextRunAt` is its crontab line's next
  * fire time. A manual run done by a real worker shows its start and duration, with the status
- * `running` while the run-mutex holds it (a second trigger then is 409); a failing run is
- * recorded as failed with its error code and no message; the largest ponds come by stored
+ * `running` while the run-mutex holds it (a second trigger then is 409); a failing run (in a
+ * real worker, and through the wrapper directly) is recorded as failed with its error code
+ * and no message, and thrown on for Graphile's retry; the largest ponds come by stored
  * bytes with their file counts, at most ten; the overview counts accounts by status, live
  * ponds and pages, and the stored bytes.
  */
@@ -66,6 +67,16 @@ describe('the system panel', () => {
       `SELECT task, trigger, outcome, error_code AS "errorCode", duration_ms AS "durationMs" FROM maintenance_job_runs WHERE task = :task ORDER BY id`,
       { replacements: { task }, type: QueryTypes.SELECT },
     );
+  async function withWorker(work: () => Promise<unknown>): Promise<void> {
+    const { config, sequelize } = instance.services;
+    let worker: RunningWorker | null = null;
+    try {
+      worker = await startWorker({ databaseUrl: config.databaseUrl!, sequelize, dataDir: config.dataDir, logger: silent, mailer: new Mailer({ fallback: config.smtpFallback, logger: silent }), baseUrl: config.baseUrl, sessionSecret: config.sessionSecret });
+      await work();
+    } finally {
+      await worker?.stop();
+    }
+  }
   const queuedJobs = async () => Number((await instance.services.sequelize.query<{ count: string }>('SELECT count(*) AS count FROM graphile_worker._private_jobs', { type: QueryTypes.SELECT }))[0]!.count);
 
   test('Site Admins only: 401 without a session, 403 for a signed-in user', async () => {
@@ -112,14 +123,7 @@ describe('the system panel', () => {
     assertError(await admin.post('/admin/system/jobs/trash-purge/run'), 409, 'job_already_running');
     assert.equal((await jobOf('version-thinning')).status, 'idle', 'other jobs are not held');
 
-    const { config, sequelize } = instance.services;
-    let worker: RunningWorker | null = null;
-    try {
-      worker = await startWorker({ databaseUrl: config.databaseUrl!, sequelize, dataDir: config.dataDir, logger: silent, mailer: new Mailer({ fallback: config.smtpFallback, logger: silent }), baseUrl: config.baseUrl, sessionSecret: config.sessionSecret });
-      await waitFor(async () => ((await records('trash-purge')).length > 0 && (await queuedJobs()) === 0 ? true : undefined), 20_000, 'the run to finish');
-    } finally {
-      await worker?.stop();
-    }
+    await withWorker(() => waitFor(async () => ((await records('trash-purge')).length > 0 && (await queuedJobs()) === 0 ? true : undefined), 20_000, 'the run to finish'));
     const [record] = await records('trash-purge');
     assert.deepEqual({ trigger: record!.trigger, outcome: record!.outcome, errorCode: record!.errorCode }, { trigger: 'manual', outcome: 'succeeded', errorCode: null });
     const job = await jobOf('trash-purge');
@@ -127,6 +131,29 @@ describe('the system panel', () => {
     assert.ok(job.lastRunAt && Date.parse(job.lastRunAt) >= triggered - 1_000 && Date.parse(job.lastRunAt) <= Date.now(), `lastRunAt ${job.lastRunAt}`);
     assert.equal(job.lastDurationMs, record!.durationMs);
     assert.ok(Number.isInteger(job.lastDurationMs) && job.lastDurationMs! >= 0);
+  });
+
+  test('a run that fails in a real worker is recorded as failed with the SQLSTATE, and stays queued for its retry', async () => {
+    await instance.services.sequelize.query('DELETE FROM graphile_worker._private_jobs');
+    assert.equal((await admin.post('/admin/system/jobs/search-lexicon/run')).status, 202);
+    // The task's table gone for the moment: its query fails with 42P01 (undefined table).
+    await instance.services.sequelize.query('ALTER TABLE search_lexemes RENAME TO search_lexemes_away');
+    try {
+      await withWorker(() => waitFor(async () => ((await records('search-lexicon-refresh')).length > 0 ? true : undefined), 20_000, 'the failed run'));
+    } finally {
+      await instance.services.sequelize.query('ALTER TABLE search_lexemes_away RENAME TO search_lexemes');
+    }
+    const [record] = await records('search-lexicon-refresh');
+    assert.deepEqual({ trigger: record!.trigger, outcome: record!.outcome, errorCode: record!.errorCode }, { trigger: 'manual', outcome: 'failed', errorCode: '42P01' });
+    const [job] = await instance.services.sequelize.query<{ attempts: number; lastError: string }>(
+      `SELECT attempts, last_error AS "lastError" FROM graphile_worker._private_jobs jobs JOIN graphile_worker._private_tasks tasks ON tasks.id = jobs.task_id WHERE tasks.identifier = 'search-lexicon-refresh'`,
+      { type: QueryTypes.SELECT },
+    );
+    assert.equal(job?.attempts, 1, 'Graphile saw the failure and keeps the job for a retry');
+    const view = await jobOf('search-lexicon');
+    assert.ok(view.lastRunAt && Date.now() - Date.parse(view.lastRunAt) < 20_000);
+    assert.equal(view.lastDurationMs, record!.durationMs);
+    await instance.services.sequelize.query('DELETE FROM graphile_worker._private_jobs');
   });
 
   test('a failing run is recorded as failed with its code, never its message, and thrown on for the retry; it is the last run', async () => {
