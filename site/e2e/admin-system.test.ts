@@ -173,9 +173,11 @@ describe('the Site Admin', () => {
         await filter.getByLabel(t('adminSystem.filter.action')).fill('e2e.nothing');
         await Promise.all([page.waitForURL((url) => url.searchParams.get('action') === 'e2e.nothing'), filter.getByRole('button', { name: t('adminSystem.filter.apply') }).click()]);
         await page.getByText(t('adminSystem.audit.emptyFiltered')).waitFor();
+        await checkBothSchemes(session, 'audit-none');
         await filter.getByLabel(t('adminSystem.filter.from')).fill('2030-03-04');
         await Promise.all([page.waitForURL((url) => url.searchParams.get('from') === '2030-03-04'), filter.getByRole('button', { name: t('adminSystem.filter.apply') }).click()]);
         await page.getByRole('alert').filter({ hasText: t('adminSystem.filter.reversed') }).waitFor();
+        await checkBothSchemes(session, 'audit-reversed');
 
         // Paging: 55 entries of one action, 25 a page; "Older entries" twice shows the rest, and back.
         await page.getByRole('link', { name: t('adminSystem.filter.clear') }).click();

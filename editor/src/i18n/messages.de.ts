@@ -351,6 +351,7 @@ export const messagesDe: Record<MessageKey, string> = {
   'adminSystem.audit.emptyFiltered': 'Kein Eintrag passt zu diesen Filtern.',
   'adminSystem.audit.older': 'Ältere Einträge',
   'adminSystem.audit.newest': 'Zurück zu den neuesten Einträgen',
+  'adminSystem.audit.paging': 'Seiten des Audit-Protokolls',
   'adminSystem.audit.loadFailed': 'Das Audit-Protokoll konnte nicht geladen werden. Lade die Seite neu, um es noch einmal zu versuchen.',
   'adminSystem.ponds': 'Größte Teiche',
   'adminSystem.pondsIntro': 'Die zehn Teiche, deren Dateien am meisten Speicher belegen, Teiche im Papierkorb eingeschlossen, bis sie endgültig gelöscht sind.',

@@ -349,6 +349,7 @@ export const messagesEn = {
   'adminSystem.audit.emptyFiltered': 'No entries match these filters.',
   'adminSystem.audit.older': 'Older entries',
   'adminSystem.audit.newest': 'Back to the newest entries',
+  'adminSystem.audit.paging': 'Pages of the audit log',
   'adminSystem.audit.loadFailed': 'The audit log could not be loaded. Reload the page to try again.',
   'adminSystem.ponds': 'Largest ponds',
   'adminSystem.pondsIntro': 'The ten ponds whose files take the most storage, trashed ponds included until they are purged.',
