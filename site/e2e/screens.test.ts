@@ -97,8 +97,8 @@ describe('every screen, accessible on a desktop and a phone in English and Germa
         await page.getByText(t('profile.saved')).waitFor();
         await check('settings-saved');
 
-        await page.locator('.user-menu summary').click();
-        await page.getByRole('button', { name: t('nav.signOut') }).click();
+        await page.locator('.user-menu-button').click();
+        await page.getByRole('menuitem', { name: t('nav.signOut') }).click();
         await page.getByRole('heading', { level: 1, name: t('home.landingHeading', { instance: 'Testteich' }) }).waitFor();
         await check('landing');
 
