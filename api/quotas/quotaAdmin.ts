@@ -1,6 +1,6 @@
 /**
  * The Site Admin's view of the quota ladder for one user or one pond, and setting or
- * clearing an override (ARCHITECTURE: Administration; docs/administration.md, "Quotas").
+ * clearing an override (ARCHITECTURE: Administration; docs/quotas.md).
  *
  * An override is reported as `{ value }` when one is set (`value: null`: unlimited on
  * purpose) and as `null` when there is none (the next rung of the ladder applies), so

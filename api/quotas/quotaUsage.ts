@@ -1,6 +1,6 @@
 /**
- * What each quota's holder uses now, for the admin quota screen (docs/administration.md,
- * "Quotas"). Per pond:
+ * What each quota's holder uses now, for the admin quota screen (docs/quotas.md).
+ * Per pond:
  * - `editors_per_pond` / `readers_per_pond`: listed members whose granted role takes that
  *   seat, counted exactly as the seat rule counts them (`seatOf`: pond admins take an editor seat);
  * - `storage_bytes`: the bytes of the pond's stored files;
