@@ -220,5 +220,24 @@ describe('admin quota routes', () => {
       const stored = await QuotaOverride.findOne({ where: { userId: owner.user.id, quota: 'editors_per_pond' } });
       assert.equal(stored?.updatedBy, adminId);
     });
+
+    test('parallel sets of one override are serialized: one row, and the audit trail chains every value to the one it replaced', async () => {
+      const path = `/admin/quotas/pond/${pond.id}/readers_per_pond`;
+      const before = (await auditsOf('admin.quota_set')).length;
+      const values = [11, 12, 13, 14, 15, 16];
+      const responses = await Promise.all(values.map((value) => put(admin, path, { value })));
+      for (const response of responses) assert.equal(response.status, 200, response.text);
+      const rows = await QuotaOverride.findAll({ where: { pondId: pond.id, quota: 'readers_per_pond' } });
+      assert.equal(rows.length, 1);
+      const sets = (await auditsOf('admin.quota_set')).slice(before);
+      assert.equal(sets.length, values.length);
+      // In the order they were written, each one's `previous` is the value before it.
+      let previous: { value: number | null } | null = null;
+      for (const entry of sets) {
+        assert.deepEqual(entry.details.previous, previous);
+        previous = { value: entry.details.value as number };
+      }
+      assert.deepEqual(previous, { value: rows[0]!.value });
+    });
   });
 });

@@ -346,7 +346,7 @@ export const messagesDe: Record<MessageKey, string> = {
   'adminQuotas.intro':
     'Schlag eine Person oder einen Teich nach: Du siehst, was jedes Kontingent erlaubt, woher das kommt und was gerade belegt ist. Zuerst gilt die Ausnahme des Teichs, dann die seines Eigentümers, dann die Vorgabe der Instanz.',
   'adminQuotas.lookupHeading': 'Nachschlagen',
-  'adminQuotas.kind': 'Nachschlagen',
+  'adminQuotas.kind': 'Gesucht wird',
   'adminQuotas.kindUser': 'Person',
   'adminQuotas.kindPond': 'Teich',
   'adminQuotas.userField': 'Benutzername oder E-Mail',

@@ -344,7 +344,7 @@ export const messagesEn = {
   'adminQuotas.intro':
     'Look up a user or a pond to see what each quota allows, where that comes from and what is used now. A pond’s own override comes first, then the override of its owner, then the instance default.',
   'adminQuotas.lookupHeading': 'Look up',
-  'adminQuotas.kind': 'Look up a',
+  'adminQuotas.kind': 'Looking for a',
   'adminQuotas.kindUser': 'User',
   'adminQuotas.kindPond': 'Pond',
   'adminQuotas.userField': 'Username or e-mail',
