@@ -35,6 +35,7 @@ import { adminJobRoutes } from './adminJobRoutes.ts';
 import { exportRoutes } from './exportRoutes.ts';
 import { fileRoutes } from './fileRoutes.ts';
 import { adminAuditRoutes } from './adminAuditRoutes.ts';
+import { adminQuotaRoutes } from './adminQuotaRoutes.ts';
 
 export const internalApiRoutes: AnyRoute[] = [
   // For page renders in this process only; first, so no pattern of another route takes its path.
@@ -74,4 +75,5 @@ export const internalApiRoutes: AnyRoute[] = [
   ...adminJobRoutes,
   ...exportRoutes,
   ...adminAuditRoutes,
+  ...adminQuotaRoutes,
 ];
