@@ -11,6 +11,8 @@ import { closedPort, startSmtpTestServer } from '../testing/smtpTestServer.ts';
 import { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 import { recordAudit } from './auditLog.ts';
+// Probe actions outside the catalogue: recordAudit itself stores whatever action it is handed.
+import type { AuditAction } from './auditActions.ts';
 
 const SMTP_PASSWORD = 'relay-secret-never-audited';
 
@@ -108,17 +110,17 @@ describe('audit log', () => {
   test('recordAudit inside a transaction that rolls back leaves no entry', async () => {
     await assert.rejects(
       instance.services.sequelize.transaction(async (transaction) => {
-        await recordAudit({ actor: { id: adminId, name: 'admin' }, action: 'test.rolled_back' }, transaction);
+        await recordAudit({ actor: { id: adminId, name: 'admin' }, action: 'test.rolled_back' as AuditAction }, transaction);
         throw new Error('change failed');
       }),
       /change failed/,
     );
-    assert.equal(await AuditEntry.count({ where: { action: 'test.rolled_back' } }), 0);
+    assert.equal(await AuditEntry.count({ where: { action: 'test.rolled_back' as AuditAction } }), 0);
   });
 
   test('recordAudit without actor or details stores nulls and an empty object', async () => {
-    await recordAudit({ actor: null, action: 'test.system' });
-    const entry = await AuditEntry.findOne({ where: { action: 'test.system' } });
+    await recordAudit({ actor: null, action: 'test.system' as AuditAction });
+    const entry = await AuditEntry.findOne({ where: { action: 'test.system' as AuditAction } });
     assert.ok(entry);
     assert.equal(entry.actorId, null);
     assert.equal(entry.actorName, null);

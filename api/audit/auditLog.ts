@@ -5,6 +5,7 @@
 import type { Transaction } from 'sequelize';
 import { storableJson, storableText } from '../http/inputText.ts';
 import { AuditEntry } from '../models/index.ts';
+import type { AuditAction } from './auditActions.ts';
 
 export interface AuditActor {
   id: string | null;
@@ -18,7 +19,8 @@ export function auditActorOf(user: { id: string; username: string }): AuditActor
 
 export interface AuditRecord {
   actor: AuditActor | null;
-  action: string;
+  /** One of the catalogue's (auditActions.ts, docs/audit.md). */
+  action: AuditAction;
   details?: Record<string, unknown>;
   ip?: string | null | undefined;
 }

@@ -9,6 +9,7 @@ import { setSetting } from '../settings/instanceSettings.ts';
 import { completeSetup, createVerifiedUser } from '../testing/fixtures.ts';
 import { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
+import { resolveQuota } from '../quotas/quotaLadder.ts';
 
 describe('/admin/settings', () => {
   let instance: TestInstance;
@@ -159,6 +160,19 @@ describe('/admin/settings', () => {
     assert.equal(response.status, 200);
     assert.equal(response.body['trash.retentionDays'], 30);
     assert.equal(await Setting.count({ where: { key: 'trash.retentionDays' } }), 0);
+  });
+
+  test('a default quota set to null is unlimited, stored as such, and the quota ladder reads it; its default number brings the default back', async () => {
+    const response = await admin.patch('/admin/settings', { 'quota.readers_per_pond': null, 'quota.storage_bytes': null });
+    assert.equal(response.status, 200, response.text);
+    assert.equal(response.body['quota.readers_per_pond'], null);
+    assert.equal(response.body['quota.storage_bytes'], null);
+    assert.equal((await admin.get('/admin/settings')).body['quota.readers_per_pond'], null);
+    assert.equal(await Setting.count({ where: { key: 'quota.readers_per_pond' } }), 1, 'stored, not reset');
+    assert.deepEqual(await resolveQuota('storage_bytes', { pondId: null, userId: null }), { limit: null, source: 'instance' });
+    const back = await admin.patch('/admin/settings', { 'quota.readers_per_pond': 1000, 'quota.storage_bytes': 5 * 1024 ** 3 });
+    assert.equal(back.body['quota.readers_per_pond'], 1000);
+    assert.deepEqual(await resolveQuota('storage_bytes', { pondId: null, userId: null }), { limit: 5 * 1024 ** 3, source: 'instance' });
   });
 
   test('a change is audited as settings.changed with the actor; long texts by length only', async () => {

@@ -29,6 +29,7 @@ import { consumeEmailToken, retireEmailTokens } from '../auth/emailTokens.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { consumeRateLimit, rateLimitAddress } from '../auth/rateLimiter.ts';
 import { createSession, invalidateSession, invalidateUserSessions, setSessionCookie } from '../auth/sessions.ts';
+import type { AuditAction } from '../audit/auditActions.ts';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
 import { createAccount } from '../commands/accountCreator.ts';
 import { ApiError } from '../http/apiError.ts';
@@ -51,7 +52,7 @@ interface LinkRequest {
   purpose: AccountMailPurpose;
   /** Whether the account may get this link at all (checked again when the job runs). */
   eligible: (user: User) => boolean;
-  auditAction: string;
+  auditAction: AuditAction;
 }
 
 const VERIFICATION_REQUEST: LinkRequest = {

@@ -3,8 +3,9 @@
  * files for its admins, and deleting a file. The bytes are served by `GET /media/:fileId`
  * (mediaRoutes.ts).
  *
- * Limits come from the quota ladder (api/quotas/quotaLadder.ts): the pond's storage quota
- * with the pond owner's override as its user level, `max_file_bytes` with the uploader's.
+ * Limits come from the quota ladder (api/quotas/quotaLadder.ts): the pond's storage quota and
+ * `max_file_bytes`, both with the pond owner's override as their user rung (spec: Limits), so
+ * who uploads does not change what the pond accepts.
  */
 import { z } from 'zod';
 import { deleteFile, storeUpload } from '../commands/fileCommands.ts';
@@ -38,7 +39,7 @@ export const fileRoutes: AnyRoute[] = [
       const [allowedExtensions, svgPolicy, maxFile, storage, usage] = await Promise.all([
         getSetting('upload.allowedExtensions'),
         getSetting('upload.svgPolicy'),
-        resolveQuota('max_file_bytes', { pondId: pond.id, userId: actor.user.id }),
+        resolveQuota('max_file_bytes', { pondId: pond.id, userId: pond.ownerId }),
         resolveQuota('storage_bytes', { pondId: pond.id, userId: pond.ownerId }),
         pondStorageUsed(services.sequelize, pond.id),
       ]);

@@ -36,6 +36,7 @@ import { exportRoutes } from './exportRoutes.ts';
 import { fileRoutes } from './fileRoutes.ts';
 import { adminAuditRoutes } from './adminAuditRoutes.ts';
 import { adminSystemRoutes } from './adminSystemRoutes.ts';
+import { adminQuotaRoutes } from './adminQuotaRoutes.ts';
 
 export const internalApiRoutes: AnyRoute[] = [
   // For page renders in this process only; first, so no pattern of another route takes its path.
@@ -76,4 +77,5 @@ export const internalApiRoutes: AnyRoute[] = [
   ...exportRoutes,
   ...adminAuditRoutes,
   ...adminSystemRoutes,
+  ...adminQuotaRoutes,
 ];

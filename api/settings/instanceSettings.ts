@@ -26,10 +26,20 @@ interface SettingDefinition<T> {
   schema: z.ZodType<T>;
   default: T;
   adminEditable: boolean;
+  /**
+   * Null is a value of its own here (a quota: unlimited), stored as such, instead of resetting
+   * the key to its default; to go back to the default, send the default.
+   */
+  nullIsValue: boolean;
 }
 
 function define<T>(schema: z.ZodType<T>, defaultValue: T, adminEditable = true): SettingDefinition<T> {
-  return { schema, default: defaultValue, adminEditable };
+  return { schema, default: defaultValue, adminEditable, nullIsValue: false };
+}
+
+/** A quota: a count or bytes, or null for unlimited (api/quotas/quotaLadder.ts). */
+function defineQuota(defaultValue: number): SettingDefinition<number | null> {
+  return { schema: quota, default: defaultValue, adminEditable: true, nullIsValue: true };
 }
 
 export const SETTING_DEFINITIONS = {
@@ -49,10 +59,10 @@ export const SETTING_DEFINITIONS = {
   'home.content': define(markdownText, ''),
   'legal.imprint': define(markdownText, ''),
   'legal.privacy': define(markdownText, ''),
-  'quota.editors_per_pond': define<number | null>(quota, 100),
-  'quota.readers_per_pond': define<number | null>(quota, 1000),
-  'quota.storage_bytes': define<number | null>(quota, 5 * 1024 ** 3),
-  'quota.max_file_bytes': define<number | null>(quota, 50 * 1024 ** 2),
+  'quota.editors_per_pond': defineQuota(100),
+  'quota.readers_per_pond': defineQuota(1000),
+  'quota.storage_bytes': defineQuota(5 * 1024 ** 3),
+  'quota.max_file_bytes': defineQuota(50 * 1024 ** 2),
   'setup.completedAt': define<string | null>(z.iso.datetime().nullable(), null, false),
   'setup.adminId': define<string | null>(z.uuid().nullable(), null, false),
   'setup.instanceSavedAt': define<string | null>(z.iso.datetime().nullable(), null, false),
@@ -111,11 +121,17 @@ export async function setSetting<K extends SettingKey>(
   value: SettingValue<K> | null,
   options: { actorId: string | null; transaction: Transaction },
 ): Promise<void> {
-  if (value === null) {
+  if (value === null && !SETTING_DEFINITIONS[key].nullIsValue) {
     await Setting.destroy({ where: { key }, transaction: options.transaction });
     return;
   }
-  await Setting.upsert({ key, value, updatedBy: options.actorId }, { transaction: options.transaction });
+  // As JSON text cast to jsonb: a null (an unlimited quota) is stored as JSON null, which the
+  // model would write as SQL NULL.
+  await Setting.sequelize!.query(
+    `INSERT INTO settings (key, value, updated_by) VALUES (:key, CAST(:json AS jsonb), :actorId)
+     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_by = EXCLUDED.updated_by, updated_at = now()`,
+    { replacements: { key, json: JSON.stringify(value), actorId: options.actorId }, transaction: options.transaction },
+  );
 }
 
 /**

@@ -48,9 +48,9 @@ describe('who reaches /admin/integrations', () => {
     try {
       await session.visit(`${instance.baseUrl}/admin/integrations`);
       await session.page.getByRole('heading', { level: 1, name: session.t('notFound.title') }).waitFor();
-      await session.page.locator('.user-menu summary').click();
-      await session.page.getByRole('link', { name: session.t('nav.settings') }).waitFor();
-      assert.equal(await session.page.getByRole('link', { name: session.t('nav.adminIntegrations') }).count(), 0, 'no Integrations in the menu');
+      await session.page.locator('.user-menu-button').click();
+      await session.page.getByRole('menuitem', { name: session.t('nav.settings') }).waitFor();
+      assert.equal(await session.page.getByRole('menuitem', { name: session.t('nav.adminIntegrations') }).count(), 0, 'no Integrations in the menu');
       await session.screenshot('not-admin');
     } finally {
       await session.context.close();
@@ -77,13 +77,13 @@ describe('the Site Admin switches the API and MCP', () => {
       try {
         // The user menu leads here and marks the page shown.
         await session.visit(`${instance.baseUrl}/`);
-        await page.locator('.user-menu summary').click();
-        await page.getByRole('link', { name: t('nav.adminIntegrations') }).click();
+        await page.locator('.user-menu-button').click();
+        await page.getByRole('menuitem', { name: t('nav.adminIntegrations') }).click();
         await page.waitForURL((url) => url.pathname === '/admin/integrations');
         await waitForIslands(page);
         await page.getByRole('heading', { level: 1, name: t('adminIntegrations.title') }).waitFor();
-        await page.locator('.user-menu summary').click();
-        assert.equal(await page.getByRole('link', { name: t('nav.adminIntegrations') }).getAttribute('aria-current'), 'page');
+        await page.locator('.user-menu-button').click();
+        assert.equal(await page.getByRole('menuitem', { name: t('nav.adminIntegrations') }).getAttribute('aria-current'), 'page');
         await page.keyboard.press('Escape');
 
         // Off by default, with what each opens, where clients connect and what else it takes.

@@ -81,9 +81,9 @@ describe('who reaches /admin/site', () => {
     try {
       await session.visit(`${instance.baseUrl}/admin/site`);
       await session.page.getByRole('heading', { level: 1, name: session.t('notFound.title') }).waitFor();
-      await session.page.locator('.user-menu summary').click();
-      await session.page.getByRole('link', { name: session.t('nav.settings') }).waitFor();
-      assert.equal(await session.page.getByRole('link', { name: session.t('nav.siteAdmin') }).count(), 0, 'no Administration in the menu');
+      await session.page.locator('.user-menu-button').click();
+      await session.page.getByRole('menuitem', { name: session.t('nav.settings') }).waitFor();
+      assert.equal(await session.page.getByRole('menuitem', { name: session.t('nav.siteAdmin') }).count(), 0, 'no Administration in the menu');
       await session.screenshot('not-admin');
     } finally {
       await session.context.close();
@@ -104,15 +104,20 @@ describe('the Site Admin edits the landing page and the imprint', () => {
       const save = page.getByRole('button', { name: t('adminSite.save'), exact: true });
       const visibleText = (text: string) => page.getByText(text, { exact: true }).filter({ visible: true });
       try {
-        // The header's user menu leads admins here, and marks it as the page shown.
+        // The header's user menu leads admins to the admin area; its navigation leads here and marks the screen shown.
         await session.visit(`${instance.baseUrl}/`);
-        await page.locator('.user-menu summary').click();
-        await page.getByRole('link', { name: t('nav.siteAdmin') }).click();
-        await page.waitForURL((url) => url.pathname === '/admin/site');
-        await waitForIslands(page);
-        await page.locator('.user-menu summary').click();
-        assert.equal(await page.getByRole('link', { name: t('nav.siteAdmin') }).getAttribute('aria-current'), 'page');
+        await page.locator('.user-menu-button').click();
+        assert.equal(await page.getByRole('menuitem', { name: t('nav.siteAdmin') }).getAttribute('href'), '/admin');
         await page.keyboard.press('Escape');
+        await session.visit(`${instance.baseUrl}/admin/site`);
+        await waitForIslands(page);
+        const adminNavigation = page.getByRole('navigation', { name: t('adminNav.label') });
+        assert.equal(await adminNavigation.getByRole('link', { name: t('adminNav.site') }).getAttribute('aria-current'), 'page');
+        assert.equal(await adminNavigation.locator('[aria-current]').count(), 1, 'only the screen shown is marked');
+        assert.deepEqual(
+          await adminNavigation.getByRole('link').evaluateAll((links) => links.map((link) => link.getAttribute('href'))),
+          ['/admin', '/admin/users', '/admin/quotas', '/admin/system', '/admin/settings', '/admin/integrations', '/admin/site'],
+        );
 
         // Empty: the preview shows the built-in welcome, in the instance default locale (English here).
         await homePreview.getByRole('heading', { name: 'Welcome to Testteich' }).waitFor();

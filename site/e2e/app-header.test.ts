@@ -177,7 +177,7 @@ describe('header', () => {
       const page = await context.newPage();
       await page.goto(`${instance.baseUrl}/`);
       if (javaScriptEnabled) await page.waitForFunction(() => document.querySelectorAll('astro-island[ssr]').length === 0);
-      const boxes = await page.locator('.site-header, .brand, .header-search input, .user-menu summary').evaluateAll((elements) =>
+      const boxes = await page.locator('.site-header, .brand, .header-search input, .user-menu-button').evaluateAll((elements) =>
         elements.map((element) => Object.values(element.getBoundingClientRect().toJSON()).join(' ')),
       );
       await context.close();
@@ -193,7 +193,7 @@ describe('header', () => {
       await page.goto(`${instance.baseUrl}/`);
       const settings = page.getByRole('link', { name: t('nav.settings') });
       assert.equal(await settings.isVisible(), false);
-      await page.locator('.user-menu summary').click();
+      await page.locator('.user-menu-button').click();
       await settings.waitFor();
       assert.equal(await settings.getAttribute('href'), '/settings');
       await page.getByRole('combobox', { name: t('search.headerLabel') }).fill('gart');
@@ -205,47 +205,53 @@ describe('header', () => {
   });
 });
 
-/** The menu by keyboard, the other language, then Sign out. */
+/** The menu by keyboard (bits-ui's DropdownMenu once awake), the other language, then Sign out. */
 async function checkUserMenu(session: Awaited<ReturnType<typeof openSession>>, locale: Locale, client: Awaited<ReturnType<typeof createVerifiedUser>>['client'], isMobile: boolean): Promise<void> {
   const { page, t } = session;
-  const menu = page.locator('details.user-menu');
-  const button = menu.locator('summary');
-  const isOpen = () => menu.evaluate((details) => (details as HTMLDetailsElement).open);
+  await page.waitForFunction(() => document.querySelectorAll('astro-island[ssr]').length === 0);
+  const button = page.locator('.user-menu-button');
+  const isOpen = async () => (await button.getAttribute('aria-expanded')) === 'true';
   const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
+  assert.equal(await page.locator('details.user-menu').count(), 0, 'awake, the disclosure has become the menu');
 
-  // Tab from the search box reaches the notification bell, then the menu's button; Enter opens, Down walks, Escape closes and gives focus back.
+  // Tab from the search box reaches the notification bell, then the menu's button; Enter opens at the first entry, Down walks and wraps, Escape closes and gives focus back.
   await revealSearchBox(page, t);
   await page.getByRole('combobox', { name: t('search.headerLabel') }).focus();
   await page.keyboard.press('Tab');
   assert.ok(await page.locator('.bell-button').evaluate((element) => element === document.activeElement), 'the bell follows the search box');
   await page.keyboard.press('Tab');
   assert.ok(await button.evaluate((element) => element === document.activeElement), 'the menu button follows the bell');
+  assert.equal(await button.getAttribute('aria-haspopup'), 'menu');
   await page.keyboard.press('Enter');
+  await page.getByRole('menu').waitFor();
   assert.ok(await isOpen());
-  await page.keyboard.press('ArrowDown');
-  assert.equal(await focused(), t('nav.settings'));
+  await waitFor(async () => (await focused()) === t('nav.settings'), 5_000, 'the first entry has focus');
   await page.keyboard.press('End');
   assert.equal(await focused(), t('nav.signOut'));
   await page.keyboard.press('ArrowDown');
   assert.equal(await focused(), t('nav.settings'), 'Down wraps to the top');
   await page.keyboard.press('Escape');
-  assert.equal(await isOpen(), false);
+  await waitFor(async () => !(await isOpen()), 5_000, 'Escape closes the menu');
   assert.ok(await button.evaluate((element) => element === document.activeElement), 'focus back on the button');
 
-  // Space opens too; a press outside closes.
+  // Space opens too; the language is a radio group with the current one checked; a press outside closes.
   await page.keyboard.press('Space');
+  await page.getByRole('menuitemradio', { name: t(`language.${locale}`) }).waitFor();
   assert.ok(await isOpen());
-  await page.getByRole('button', { name: t(`language.${locale}`) }).waitFor();
-  assert.equal(await page.getByRole('button', { name: t(`language.${locale}`) }).getAttribute('aria-pressed'), 'true');
+  assert.equal(await page.getByRole('menuitemradio', { name: t(`language.${locale}`) }).getAttribute('aria-checked'), 'true');
+  assert.equal(await page.getByRole('menuitemradio', { checked: true }).count(), 1);
+  assert.equal(await page.getByRole('group', { name: t('nav.language') }).getByRole('menuitemradio').count(), 2);
   await session.check('menu');
-  await page.locator('main').click({ position: { x: 5, y: 5 } });
-  assert.equal(await isOpen(), false);
+  await page.mouse.click(5, 300);
+  await waitFor(async () => !(await isOpen()), 5_000, 'a press outside closes the menu');
 
   // The other language by keyboard: saved to the account, the page comes back in it.
   const other: Locale = locale === 'en' ? 'de' : 'en';
   await button.focus();
   await page.keyboard.press('ArrowDown');
-  for (let step = 0; step < 5 && (await focused()) !== t(`language.${other}`); step += 1) await page.keyboard.press('ArrowDown');
+  await page.getByRole('menu').waitFor();
+  for (let step = 0; step < 6 && (await focused()) !== t(`language.${other}`); step += 1) await page.keyboard.press('ArrowDown');
+  assert.equal(await focused(), t(`language.${other}`));
   await Promise.all([page.waitForEvent('load'), page.keyboard.press('Enter')]);
   await page.locator(`html[lang="${other}"]`).waitFor();
   assert.equal(((await client.get('/users/me')).body as { locale: string }).locale, other);
@@ -256,9 +262,9 @@ async function checkUserMenu(session: Awaited<ReturnType<typeof openSession>>, l
   // Sign out from the menu ends the session.
   await page.waitForFunction(() => document.querySelectorAll('astro-island[ssr]').length === 0);
   await button.click();
-  await Promise.all([page.waitForURL(`${instance.baseUrl}/`), page.getByRole('button', { name: otherT('nav.signOut') }).click()]);
+  await Promise.all([page.waitForURL(`${instance.baseUrl}/`), page.getByRole('menuitem', { name: otherT('nav.signOut') }).click()]);
   // The signed-out landing page (in the browser's language) has no user menu.
   await page.locator('h1').waitFor();
-  assert.equal(await page.locator('details.user-menu').count(), 0);
+  assert.equal(await page.locator('.user-menu').count(), 0);
   assert.equal((await client.get('/users/me')).status, 401);
 }

@@ -171,8 +171,8 @@ describe('navigation', () => {
         await session.check('phantoms');
 
         // The user menu: every entry with its icon.
-        await page.locator('.user-menu summary').click();
-        const items = await page.locator('.user-menu-item').evaluateAll((elements) => elements.map((element) => ({ text: element.textContent?.trim() ?? '', icon: element.querySelector('svg') !== null })));
+        await page.locator('.user-menu-button').click();
+        const items = await page.locator('.dt-menu .dt-menu-item').evaluateAll((elements) => elements.map((element) => ({ text: element.textContent?.trim() ?? '', icon: element.querySelector('svg') !== null })));
         assert.ok(items.length >= 4);
         for (const item of items) assert.ok(item.icon, `"${item.text}" has an icon`);
         await session.check('user-menu');

@@ -28,13 +28,6 @@ export const SCREEN_SHAPES: ScreenShape[] = [
   { name: 'phone-de', locale: 'de', browserLocale: 'de-DE', viewport: { width: 390, height: 844 }, isMobile: true },
 ];
 
-/** Both widths in both languages, for the screen sweep (site/e2e/screens.test.ts). */
-export const EVERY_SCREEN_SHAPE: ScreenShape[] = [
-  ...SCREEN_SHAPES,
-  { name: 'desktop-de', locale: 'de', browserLocale: 'de-DE', viewport: { width: 1280, height: 800 }, isMobile: false },
-  { name: 'phone-en', locale: 'en', browserLocale: 'en-US', viewport: { width: 390, height: 844 }, isMobile: true },
-];
-
 /** `extraArgs`: switches one test file needs on top of ours (e.g. host resolver rules). */
 export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: [...CHROMIUM_ARGS, ...extraArgs] });

@@ -268,13 +268,15 @@ describe('the editor toolbar', () => {
 
       // A sign-out the server does not confirm deletes nothing, and says so.
       await page.route('**/api/v1/auth/logout', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'SERVICE_UNAVAILABLE', message: 'Down for a moment.' } }) }));
-      await page.locator('summary.user-menu-button').click();
-      await page.getByRole('button', { name: t('nav.signOut') }).click();
+      await page.locator('.user-menu-button').click();
+      await page.getByRole('menuitem', { name: t('nav.signOut') }).click();
       await waitFor(async () => (await page.locator('.user-menu-failure').innerText()).trim() !== '', 10_000, 'the sign-out failure in words');
+      assert.equal(await page.locator('.user-menu-button').getAttribute('aria-expanded'), 'false', 'the menu closed, so the failure under its button shows');
       assert.equal((await offlineCopies()).length, 2, 'nothing deleted');
       await page.unroute('**/api/v1/auth/logout');
 
-      await page.getByRole('button', { name: t('nav.signOut') }).click();
+      await page.locator('.user-menu-button').click();
+      await page.getByRole('menuitem', { name: t('nav.signOut') }).click();
       await page.waitForURL(`${instance.baseUrl}/`);
       assert.deepEqual(await offlineCopies(), [], 'no dt-page- database left');
       assert.equal((await ada.get('/auth/session')).body.user, null, 'the session is over');

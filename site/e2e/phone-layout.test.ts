@@ -55,7 +55,7 @@ async function headerItems(page: Page, phone: boolean, t: (key: 'search.open' | 
     await boxOf('name', page.locator('.brand')),
     phone ? await boxOf('search button', page.getByRole('button', { name: t('search.open') })) : await boxOf('search box', page.getByRole('combobox', { name: t('search.headerLabel') })),
     await boxOf('bell', page.locator('.bell-button')),
-    await boxOf('account', page.locator('.user-menu summary')),
+    await boxOf('account', page.locator('.user-menu-button')),
   ];
 }
 
@@ -210,7 +210,7 @@ describe('app frame', () => {
           await boxOf('pond drawer button', page.locator('summary.app-sidebar-toggle')),
           await boxOf('search link', searchLink),
           await boxOf('bell', page.locator('.bell-button')),
-          await boxOf('account', page.locator('.user-menu summary')),
+          await boxOf('account', page.locator('.user-menu-button')),
         ],
         'page header without JavaScript',
       );

@@ -133,8 +133,8 @@ test('setup wizard, home page, sign-out and sign-in in Chromium', { timeout: 60_
 
   // Sign out sits in the user menu; its button works once the menu's island is interactive.
   await waitForIslands(page);
-  await page.locator('.user-menu summary').click();
-  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.locator('.user-menu-button').click();
+  await page.getByRole('menuitem', { name: 'Sign out' }).click();
   await page.getByRole('heading', { level: 1, name: 'Welcome to Testteich' }).waitFor();
   await expectAccessible(page, 'home, signed out');
 
