@@ -7,6 +7,7 @@ import type { Sequelize } from 'sequelize';
 import { purgeExpiredTrash } from '../api/commands/pageTrashCommands.ts';
 import type { Logger } from '../api/logger.ts';
 import type { Mailer } from '../api/mail/mailer.ts';
+import { withMaintenanceRunRecords } from './maintenanceRunRecords.ts';
 import { ACCOUNT_MAIL, accountMailTask } from './tasks/accountMailTask.ts';
 import { LOG_COMPACTION, logCompactionTask, PAGE_LOG_COMPACTION_JOB, pageLogCompactionTask } from './tasks/logCompactionTask.ts';
 import { NOTIFICATION_DIGEST, notificationDigestTask } from './tasks/notificationDigestTask.ts';
@@ -35,6 +36,11 @@ export interface TaskDependencies {
 export const TRASH_PURGE = 'trash-purge';
 
 export function createTaskList(dependencies: TaskDependencies): TaskList {
+  // The maintenance tasks record each run for the system panel (jobs/maintenanceRunRecords.ts).
+  return withMaintenanceRunRecords(maintenanceAndOtherTasks(dependencies), dependencies.sequelize, dependencies.logger);
+}
+
+function maintenanceAndOtherTasks(dependencies: TaskDependencies): TaskList {
   return {
     /** Purges pages trashed longer than `trash.retentionDays`; scheduled hourly by the crontab. */
     [TRASH_PURGE]: async (_payload, helpers) => {

@@ -10,7 +10,8 @@
  * - `from` inclusive, `to` exclusive, so adjacent ranges neither overlap nor leave gaps.
  *
  * Values are inlined as literals (replacements), so the planner sees a constant LIKE prefix and
- * can use `audit_entries_action_prefix_idx` (migration 0011).
+ * can use `audit_entries_action_prefix_idx` (migrations 0011, 0015: every filter index ends in
+ * (created_at, id), so a filtered page is read off it in order and stops after `limit` rows).
  */
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { isoFromUtcText, type AuditCursor } from '../http/cursorCodec.ts';
@@ -64,13 +65,13 @@ export function actionPattern(action: string): { exact: string } | { like: strin
 export async function listAuditEntries(sequelize: Sequelize, query: AuditListQuery): Promise<{ items: AuditEntryView[]; next: AuditCursor | null }> {
   const conditions: string[] = [];
   const replacements: Record<string, unknown> = { limit: query.limit + 1 };
+  // Alternatives, one of which an entry meets: each is read in order off its own index.
+  let actorAlternatives: string[] = [];
   if (query.actor !== undefined) {
     replacements.actor = query.actor;
-    conditions.push(
-      isUuid(query.actor)
-        ? 'a.actor_id = CAST(:actor AS uuid)'
-        : '(a.actor_id = (SELECT u.id FROM users u WHERE lower(u.username) = lower(:actor)) OR lower(a.actor_name) = lower(:actor))',
-    );
+    actorAlternatives = isUuid(query.actor)
+      ? ['a.actor_id = CAST(:actor AS uuid)']
+      : ['a.actor_id = (SELECT u.id FROM users u WHERE lower(u.username) = lower(:actor))', 'lower(a.actor_name) = lower(:actor)'];
   }
   if (query.action !== undefined) {
     const pattern = actionPattern(query.action);
@@ -95,12 +96,20 @@ export async function listAuditEntries(sequelize: Sequelize, query: AuditListQue
     replacements.afterId = query.cursor.id;
     conditions.push(`(a.created_at, a.id) < (CAST(:afterCreated AS timestamp) AT TIME ZONE 'UTC', CAST(:afterId AS bigint))`);
   }
+  const where = (extra: string[]) => (extra.length > 0 ? `WHERE ${extra.join(' AND ')}` : '');
+  // The columns, not the text form: the order of audit_entries_keyset_idx that the cursor assumes.
+  const order = 'ORDER BY a.created_at DESC, a.id DESC';
+  // An actor by username is the account that has the name now or the name an entry kept: an
+  // OR of the two would make Postgres collect and sort every entry of the actor. Instead each
+  // alternative takes its first page off its index, and the page is the newest of both.
+  const from =
+    actorAlternatives.length > 1
+      ? `audit_entries a WHERE a.id IN (${actorAlternatives.map((alternative) => `(SELECT a.id FROM audit_entries a ${where([alternative, ...conditions])} ${order} LIMIT :limit)`).join(' UNION ')})`
+      : `audit_entries a ${where([...actorAlternatives, ...conditions])}`;
   const rows = await sequelize.query<AuditRow>(
     `SELECT a.id::text AS id, a.action, a.actor_id, a.actor_name, a.ip, a.details, (a.created_at AT TIME ZONE 'UTC')::text AS created_utc
-       FROM audit_entries a
-      ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
-      -- The columns, not the text form: the order of audit_entries_keyset_idx that the cursor assumes.
-      ORDER BY a.created_at DESC, a.id DESC
+       FROM ${from}
+      ${order}
       LIMIT :limit`,
     { replacements, type: QueryTypes.SELECT },
   );

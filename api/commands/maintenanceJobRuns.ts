@@ -45,14 +45,29 @@ function taskOf(name: string): string {
   return task;
 }
 
+/** The run-mutex: a job of the task held by a live worker, or due and waiting for one. */
+const BUSY_CONDITION = `
+  jobs.locked_at > now() - interval '${STALE_LOCK}'
+  OR (jobs.locked_at IS NULL AND jobs.attempts < jobs.max_attempts AND jobs.run_at <= now())`;
+
 const BUSY_SQL = `
   SELECT EXISTS (
     SELECT 1 FROM graphile_worker._private_jobs jobs
       JOIN graphile_worker._private_tasks tasks ON tasks.id = jobs.task_id
-     WHERE tasks.identifier = :task
-       AND (jobs.locked_at > now() - interval '${STALE_LOCK}'
-            OR (jobs.locked_at IS NULL AND jobs.attempts < jobs.max_attempts AND jobs.run_at <= now()))
+     WHERE tasks.identifier = :task AND (${BUSY_CONDITION})
   ) AS busy`;
+
+/** The tasks of `tasks` the run-mutex holds now: the check a trigger makes, for the system panel's status. */
+export async function busyMaintenanceTasks(sequelize: Sequelize, tasks: string[]): Promise<Set<string>> {
+  if (tasks.length === 0) return new Set();
+  const rows = await sequelize.query<{ task: string }>(
+    `SELECT DISTINCT tasks.identifier AS task FROM graphile_worker._private_jobs jobs
+       JOIN graphile_worker._private_tasks tasks ON tasks.id = jobs.task_id
+      WHERE tasks.identifier IN (:tasks) AND (${BUSY_CONDITION})`,
+    { replacements: { tasks }, type: QueryTypes.SELECT },
+  );
+  return new Set(rows.map((row) => row.task));
+}
 
 export interface TriggeredRun {
   name: string;

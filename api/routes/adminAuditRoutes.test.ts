@@ -3,7 +3,8 @@
  * username and by a deleted account's former name; action exact and as a `*` prefix with
  * LIKE's wildcards taken literally; from inclusive, to exclusive); paging with the keyset
  * cursor hands out every matching entry exactly once, also across entries that share a
- * timestamp; a cursor we never handed out answers 400 naming `query.cursor`.
+ * timestamp, and while new entries are added; the filters combined (username, action, range);
+ * a cursor we never handed out answers 400 naming `query.cursor`.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -139,6 +140,38 @@ describe('admin audit log', () => {
     const second = await list(`action=backup.run_triggered&limit=2&cursor=${first.nextCursor}`);
     assert.deepEqual([...first.items, ...second.items].map((item) => item.details.index), [2, 1, 0]);
     assert.equal(second.nextCursor, null);
+  });
+
+  test('actor by username, action and time range combined: only entries meeting all three', async () => {
+    const name = alice.username.toUpperCase();
+    assert.deepEqual(actionsOf((await list(`actor=${name}&action=${encodeURIComponent('api.*')}&from=${at(0)}&to=${at(2)}`)).items), ['api.write', 'api.token_created']);
+    assert.deepEqual(actionsOf((await list(`actor=${name}&action=api.write&from=${at(0)}&to=${at(2)}`)).items), ['api.write']);
+    assert.deepEqual(actionsOf((await list(`actor=${name}&action=${encodeURIComponent('api.*')}&from=${at(1)}&to=${at(7)}`)).items), ['api.write'], 'the range cuts off t1');
+    assert.deepEqual((await list(`actor=${name}&action=api.token_revoked&from=${at(0)}`)).items, [], "bob's action is not alice's");
+    // By username, the newest of both ways to match (the account's current name, the name kept) come in order, across pages.
+    const first = await list(`actor=${alice.username}&from=${at(0)}&limit=2`);
+    const second = await list(`actor=${alice.username}&from=${at(0)}&limit=2&cursor=${first.nextCursor}`);
+    const third = await list(`actor=${alice.username}&from=${at(0)}&limit=2&cursor=${second.nextCursor}`);
+    assert.deepEqual([...first.items, ...second.items, ...third.items].map((item) => [item.action, item.details.index ?? null]), [
+      ['backup.run_triggered', 2], ['backup.run_triggered', 1], ['backup.run_triggered', 0], ['api.write', null], ['api.token_created', null],
+    ]);
+    assert.equal(third.nextCursor, null);
+  });
+
+  test('paging is stable while entries are added: the next page goes on where the last ended, nothing twice, nothing missed', async () => {
+    const filter = `action=${encodeURIComponent('paging.*')}`;
+    for (let index = 0; index < 5; index += 1) await seed('paging.old', at(100 + index), alice, { index });
+    const first = await list(`${filter}&limit=2`);
+    assert.deepEqual(first.items.map((item) => item.details.index), [4, 3]);
+    // Newer entries arrive meanwhile (they belong before the first page), one in the same instant as the page's last (a later id: before it too).
+    await seed('paging.new', at(200), alice, { index: 'new' });
+    await seed('paging.tie', at(103), alice, { index: 'tie' });
+    const second = await list(`${filter}&limit=2&cursor=${first.nextCursor}`);
+    const third = await list(`${filter}&limit=2&cursor=${second.nextCursor}`);
+    assert.deepEqual([...second.items, ...third.items].map((item) => item.details.index), [2, 1, 0]);
+    assert.equal(third.nextCursor, null);
+    // A fresh first page shows the new ones on top.
+    assert.deepEqual((await list(`${filter}&limit=50`)).items.map((item) => item.details.index), ['new', 4, 'tie', 3, 2, 1, 0]);
   });
 
   test('bad input: a cursor we never handed out, a limit out of range, a date that is none answer 400 naming the field', async () => {

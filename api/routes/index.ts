@@ -35,6 +35,7 @@ import { adminJobRoutes } from './adminJobRoutes.ts';
 import { exportRoutes } from './exportRoutes.ts';
 import { fileRoutes } from './fileRoutes.ts';
 import { adminAuditRoutes } from './adminAuditRoutes.ts';
+import { adminSystemRoutes } from './adminSystemRoutes.ts';
 import { adminQuotaRoutes } from './adminQuotaRoutes.ts';
 
 export const internalApiRoutes: AnyRoute[] = [
@@ -75,5 +76,6 @@ export const internalApiRoutes: AnyRoute[] = [
   ...adminJobRoutes,
   ...exportRoutes,
   ...adminAuditRoutes,
+  ...adminSystemRoutes,
   ...adminQuotaRoutes,
 ];

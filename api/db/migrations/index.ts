@@ -15,6 +15,7 @@ import * as commentsNotifications from './0010-comments-notifications.ts';
 import * as apiTokens from './0011-api-tokens.ts';
 import * as attachments from './0012-attachments.ts';
 import * as searchSharpS from './0013-search-sharp-s.ts';
+import * as maintenanceJobRuns from './0015-maintenance-job-runs.ts';
 
 export interface Migration {
   name: string;
@@ -36,4 +37,5 @@ export const migrations: Migration[] = [
   { name: '0011-api-tokens', ...apiTokens },
   { name: '0012-attachments', ...attachments },
   { name: '0013-search-sharp-s', ...searchSharpS },
+  { name: '0015-maintenance-job-runs', ...maintenanceJobRuns },
 ];
