@@ -29,6 +29,7 @@ interface JobView {
   name: string;
   lastRunAt: string | null;
   lastDurationMs: number | null;
+  lastOutcome: string | null;
   status: string;
   nextRunAt: string | null;
 }
@@ -93,9 +94,9 @@ describe('the system panel', () => {
     const after = Date.now();
     assert.deepEqual(Object.keys(body).sort(), ['jobs', 'largestPonds']);
     assert.deepEqual(body.jobs.map((job) => job.name), Object.keys(MAINTENANCE_JOB_TASKS));
-    for (const job of body.jobs) assert.deepEqual(Object.keys(job).sort(), ['lastDurationMs', 'lastRunAt', 'name', 'nextRunAt', 'status'], job.name);
+    for (const job of body.jobs) assert.deepEqual(Object.keys(job).sort(), ['lastDurationMs', 'lastOutcome', 'lastRunAt', 'name', 'nextRunAt', 'status'], job.name);
     for (const name of ['conversion-payload-prune', 'data-export-purge']) {
-      assert.deepEqual(body.jobs.find((job) => job.name === name), { name, lastRunAt: null, lastDurationMs: null, status: 'unavailable', nextRunAt: null });
+      assert.deepEqual(body.jobs.find((job) => job.name === name), { name, lastRunAt: null, lastDurationMs: null, lastOutcome: null, status: 'unavailable', nextRunAt: null });
     }
     const byName = new Map(body.jobs.map((job) => [job.name, job]));
     // Hourly at :00: the next full hour after the request.
@@ -130,6 +131,7 @@ describe('the system panel', () => {
     assert.equal(job.status, 'idle');
     assert.ok(job.lastRunAt && Date.parse(job.lastRunAt) >= triggered - 1_000 && Date.parse(job.lastRunAt) <= Date.now(), `lastRunAt ${job.lastRunAt}`);
     assert.equal(job.lastDurationMs, record!.durationMs);
+    assert.equal(job.lastOutcome, 'succeeded');
     assert.ok(Number.isInteger(job.lastDurationMs) && job.lastDurationMs! >= 0);
   });
 
@@ -153,6 +155,7 @@ describe('the system panel', () => {
     const view = await jobOf('search-lexicon');
     assert.ok(view.lastRunAt && Date.now() - Date.parse(view.lastRunAt) < 20_000);
     assert.equal(view.lastDurationMs, record!.durationMs);
+    assert.equal(view.lastOutcome, 'failed', 'the panel says the last run failed');
     await instance.services.sequelize.query('DELETE FROM graphile_worker._private_jobs');
   });
 

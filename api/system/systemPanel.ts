@@ -1,6 +1,7 @@
 /**
  * The system panel's data (ARCHITECTURE.md: `GET /admin/system` → `{ jobs: [{ name, lastRunAt,
- * lastDurationMs, status, nextRunAt }], largestPonds: [{ id, slug, name, bytes, files }] }`).
+ * lastDurationMs, status, nextRunAt }], largestPonds: [{ id, slug, name, bytes, files }] }`),
+ * each job also with `lastOutcome` (`succeeded` | `failed` | null), so a failed last run shows.
  *
  * - `jobs`: every job of MAINTENANCE_JOB_TASKS, in that order. The last run is the newest
  *   record the worker wrote (jobs/maintenanceRunRecords.ts), failed or not; `status` is
@@ -21,6 +22,8 @@ export interface SystemJobView {
   name: string;
   lastRunAt: string | null;
   lastDurationMs: number | null;
+  /** How the last run ended; null before the first. */
+  lastOutcome: 'succeeded' | 'failed' | null;
   status: JobStatus;
   nextRunAt: string | null;
 }
@@ -44,6 +47,7 @@ interface LastRunRow {
   task: string;
   started_at: Date;
   duration_ms: number;
+  outcome: 'succeeded' | 'failed';
 }
 
 export async function systemJobs(sequelize: Sequelize, now = new Date()): Promise<SystemJobView[]> {
@@ -51,9 +55,9 @@ export async function systemJobs(sequelize: Sequelize, now = new Date()): Promis
   const [lastRuns, busy] = await Promise.all([
     // One index probe per task (maintenance_job_runs_task_idx), not a scan of all records.
     sequelize.query<LastRunRow>(
-      `SELECT t.task, r.started_at, r.duration_ms
+      `SELECT t.task, r.started_at, r.duration_ms, r.outcome
          FROM unnest(ARRAY[:tasks]::text[]) AS t(task)
-         JOIN LATERAL (SELECT started_at, duration_ms FROM maintenance_job_runs WHERE task = t.task ORDER BY started_at DESC LIMIT 1) r ON true`,
+         JOIN LATERAL (SELECT started_at, duration_ms, outcome FROM maintenance_job_runs WHERE task = t.task ORDER BY started_at DESC LIMIT 1) r ON true`,
       { replacements: { tasks }, type: QueryTypes.SELECT },
     ),
     busyMaintenanceTasks(sequelize, tasks),
@@ -61,12 +65,13 @@ export async function systemJobs(sequelize: Sequelize, now = new Date()): Promis
   const lastByTask = new Map(lastRuns.map((row) => [row.task, row]));
   const schedule = nextScheduledRuns(now);
   return Object.entries(MAINTENANCE_JOB_TASKS).map(([name, task]): SystemJobView => {
-    if (task === null) return { name, lastRunAt: null, lastDurationMs: null, status: 'unavailable', nextRunAt: null };
+    if (task === null) return { name, lastRunAt: null, lastDurationMs: null, lastOutcome: null, status: 'unavailable', nextRunAt: null };
     const last = lastByTask.get(task);
     return {
       name,
       lastRunAt: last ? new Date(last.started_at).toISOString() : null,
       lastDurationMs: last ? Number(last.duration_ms) : null,
+      lastOutcome: last?.outcome ?? null,
       status: busy.has(task) ? 'running' : 'idle',
       nextRunAt: schedule.get(task)?.toISOString() ?? null,
     };

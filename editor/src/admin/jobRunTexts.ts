@@ -8,6 +8,7 @@ export interface SystemJob {
   name: string;
   lastRunAt: string | null;
   lastDurationMs: number | null;
+  lastOutcome: 'succeeded' | 'failed' | null;
   status: 'idle' | 'running' | 'unavailable';
   nextRunAt: string | null;
 }

@@ -307,6 +307,7 @@ export const messagesDe: Record<MessageKey, string> = {
   'adminSystem.col.nextRun': 'Nächster Lauf',
   'adminSystem.col.action': 'Aktion',
   'adminSystem.never': 'Noch nie',
+  'adminSystem.lastFailed': 'fehlgeschlagen',
   'adminSystem.noSchedule': 'Nicht geplant',
   'adminSystem.noDuration': '—',
   'adminSystem.durationMs': '{ms} ms',

@@ -305,6 +305,7 @@ export const messagesEn = {
   'adminSystem.col.nextRun': 'Next run',
   'adminSystem.col.action': 'Action',
   'adminSystem.never': 'Never',
+  'adminSystem.lastFailed': 'failed',
   'adminSystem.noSchedule': 'Not scheduled',
   'adminSystem.noDuration': '—',
   'adminSystem.durationMs': '{ms} ms',
