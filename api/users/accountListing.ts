@@ -1,10 +1,13 @@
 /**
  * The Site Admin's account list (`GET /admin/users`): ordered by username (case-insensitive,
  * then id), keyset paged by the last (username, id) handed out. `q` finds accounts whose
- * username, e-mail or display name contains it (case-insensitive, taken literally: `%` and `_`
- * match themselves). `status` narrows to one state; without it, deleted accounts are left out.
+ * username, e-mail or display name contains it, case- and accent-folded ('muller' and
+ * 'MÜLLER' find 'Müller'; folding drops accents, it does not transliterate, so 'mueller' does
+ * not), taken literally (`%` and `_` match themselves); it filters on `dt_user_directory_text`,
+ * the expression of the trigram index of migration 0016. `status` narrows to one state;
+ * without it, deleted accounts are left out. `siteAdmin` narrows to Site Admins or to the rest.
  */
-import { Op, where, fn, col, type WhereOptions } from 'sequelize';
+import { Op, where, fn, col, literal, type WhereOptions } from 'sequelize';
 import type { AccountListCursor } from '../http/cursorCodec.ts';
 import { User, type UserStatus } from '../models/index.ts';
 
@@ -14,6 +17,7 @@ export const MAX_ACCOUNT_LIST_LIMIT = 200;
 export interface AccountListOptions {
   q?: string | undefined;
   status?: UserStatus | undefined;
+  siteAdmin?: boolean | undefined;
   limit: number;
   cursor?: AccountListCursor | undefined;
 }
@@ -24,7 +28,10 @@ export interface AccountPage {
   next: AccountListCursor | null;
 }
 
-/** `text` as an ILIKE pattern that matches it anywhere, literally. */
+/** The folded directory text of the listed row: character for character the index's expression. */
+const DIRECTORY_TEXT = literal('dt_user_directory_text("User"."username", "User"."email", "User"."display_name")');
+
+/** `text` as a LIKE pattern that matches it anywhere, literally. */
 function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
@@ -32,9 +39,10 @@ function containsPattern(text: string): string {
 export async function listAccounts(options: AccountListOptions): Promise<AccountPage> {
   const sortKey = fn('lower', col('username'));
   const conditions: WhereOptions[] = [options.status ? { status: options.status } : { status: { [Op.ne]: 'deleted' } }];
+  if (options.siteAdmin !== undefined) conditions.push({ isSiteAdmin: options.siteAdmin });
   if (options.q) {
-    const pattern = containsPattern(options.q);
-    conditions.push({ [Op.or]: [{ username: { [Op.iLike]: pattern } }, { email: { [Op.iLike]: pattern } }, { displayName: { [Op.iLike]: pattern } }] });
+    // Folded as the rows are; the escapes survive folding (unaccent and lower leave \, % and _ alone).
+    conditions.push(where(DIRECTORY_TEXT, Op.like, fn('lower', fn('dt_unaccent', containsPattern(options.q)))));
   }
   if (options.cursor) {
     const { username, id } = options.cursor;
