@@ -211,6 +211,29 @@ describe('the directory: Site Admin filter and folded search', () => {
     assert.deepEqual(seen, ['page-a', 'page-b', 'page-c', 'page-d', 'page-e']);
   });
 
+  test('a search with more than a thousand matches pages in the same order as one with few', async () => {
+    // Many accounts at once, straight into the table: the listing reads a search of over 1,000
+    // matches another way (api/users/accountListing.ts), which must page alike.
+    await instance.services.sequelize.query(`
+      INSERT INTO users (username, email, display_name, status)
+      SELECT 'bulk-' || lpad(i::text, 4, '0'), 'bulk-' || i || '@example.org', 'Bülow ' || i, CASE WHEN i % 7 = 0 THEN 'disabled' ELSE 'ACTIVE' END
+        FROM generate_series(1, 1100) AS i`);
+    const pageThrough = async (query: string) => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const response = await list(`${query}&limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+        seen.push(...usernames(response));
+        cursor = response.body.nextCursor;
+      } while (cursor);
+      return seen;
+    };
+    const expected = Array.from({ length: 1100 }, (_, index) => `bulk-${String(index + 1).padStart(4, '0')}`);
+    assert.deepEqual(await pageThrough('q=bulow'), expected, 'over a thousand matches');
+    assert.deepEqual(await pageThrough('q=bulk-0'), expected.slice(0, 999), 'fewer than a thousand');
+    assert.deepEqual(await pageThrough('q=BULK&status=disabled'), expected.filter((_, index) => (index + 1) % 7 === 0));
+  });
+
   test('the filtered, searched list answers 401 to anonymous callers and 403 to non-admins', async () => {
     const { client } = await createVerifiedUser(instance);
     assert.equal((await client.get('/admin/users?q=muller')).status, 403);
