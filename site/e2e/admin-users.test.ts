@@ -58,10 +58,19 @@ async function createdPerson(username: string, extra: { displayName?: string; si
   return { client, id: created.body.user.id as string, username };
 }
 
-const row = (page: Page, username: string) => page.locator('tbody tr').filter({ has: page.locator('.username', { hasText: new RegExp(`^${username}$`) }) });
+/** An account's part of the table: its row and the notice under it. */
+const row = (page: Page, username: string) => page.locator('tbody.account').filter({ has: page.locator('.username', { hasText: new RegExp(`^${username}$`) }) });
 
-async function search(page: Page, text: string): Promise<void> {
+/** Types into the search box (the list reloads a moment later). */
+async function typeSearch(page: Page, text: string): Promise<void> {
   await page.getByRole('searchbox').fill(text);
+}
+
+/** Types a search and waits for its answer, so a row found is of this search, not the last. */
+async function search(page: Page, text: string): Promise<void> {
+  const answered = page.waitForResponse((response) => response.url().includes('/api/v1/admin/users?') && (new URL(response.url()).searchParams.get('q') ?? '') === text.trim());
+  await typeSearch(page, text);
+  await answered;
 }
 
 async function chooseAction(session: BrowserSession, username: string, action: string): Promise<void> {
@@ -112,25 +121,25 @@ describe('the Site Admin manages accounts', () => {
           await held;
           await route.continue();
         });
-        await search(page, `${foldedFirstName} MULLER`);
+        await typeSearch(page, `${foldedFirstName} MULLER`);
         await page.getByText(t('adminUsers.loading')).waitFor();
         await checkBothSchemes(session, 'loading');
         release();
         await page.getByText(t('adminUsers.loading')).waitFor({ state: 'hidden' });
         await page.unroute(LIST_ROUTE);
         await row(page, `muller-${tag}`).waitFor();
-        assert.equal(await page.locator('tbody tr').count(), 1, `only ${firstName} Müller matches`);
+        assert.equal(await page.locator('tbody.account').count(), 1, `only ${firstName} Müller matches`);
         await row(page, `muller-${tag}`).getByText(`${firstName} Müller`).waitFor();
         await search(page, `jorg.${tag}@dorf`);
         await row(page, `muller-${tag}`).waitFor();
-        assert.equal(await page.locator('tbody tr').count(), 1, 'a part of the e-mail finds it');
+        assert.equal(await page.locator('tbody.account').count(), 1, 'a part of the e-mail finds it');
 
         // Nothing matches; then the list fails and comes back on retry.
         await search(page, 'zzz-nobody');
         await page.getByText(t('adminUsers.empty')).waitFor();
         await checkBothSchemes(session, 'empty');
         await page.route(LIST_ROUTE, (route: Route) => route.abort());
-        await search(page, 'schafer');
+        await typeSearch(page, 'schafer');
         await page.getByRole('alert').filter({ hasText: t('adminUsers.loadFailed') }).waitFor();
         await checkBothSchemes(session, 'error');
         await page.unroute(LIST_ROUTE);
@@ -141,7 +150,7 @@ describe('the Site Admin manages accounts', () => {
         await search(page, '');
         await page.getByLabel(t('adminUsers.role')).selectOption('true');
         await row(page, 'admin').waitFor();
-        await waitFor(async () => (await page.locator('tbody tr').count()) === 1 || undefined, 5_000, 'only Site Admins');
+        await waitFor(async () => (await page.locator('tbody.account').count()) === 1 || undefined, 5_000, 'only Site Admins');
         await page.getByLabel(t('adminUsers.role')).selectOption('');
 
         // One's own account: refused in words at its row.
