@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { AuditEntry, EmailToken, Grant, Pond, User } from '../models/index.ts';
 import { completeSetup, createVerifiedUser, resetRateLimits } from '../testing/fixtures.ts';
-import { capturingLogger } from '../testing/mailRelay.ts';
+import { capturingLogger, startMailRelay, type MailRelay } from '../testing/mailRelay.ts';
 import { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
 
@@ -148,6 +148,34 @@ describe('creating an account as Site Admin', () => {
     assert.equal((await create(credentials)).status, 201);
     return { credentials };
   }
+});
+
+describe('creating an account on an instance with mail', () => {
+  let instance: TestInstance;
+  let admin: TestClient;
+  let relay: MailRelay;
+
+  before(async () => {
+    instance = await startTestInstance();
+    admin = await completeSetup(instance);
+    relay = await startMailRelay(instance);
+  });
+  after(async () => {
+    await relay.close();
+    await instance.close();
+  });
+
+  test('the account is ACTIVE and verified all the same, and nothing is mailed: the link is only in the answer', async () => {
+    const response = await admin.post('/admin/users', { username: 'mailed-not', email: 'mailed-not@example.org' });
+    assert.equal(response.status, 201, response.text);
+    assert.equal(response.body.user.status, 'ACTIVE');
+    assert.equal(response.body.user.emailVerified, true);
+    // A mail asked for afterwards arrives; one for the new account would have been queued first.
+    const marker = await new TestClient(instance.baseUrl).post('/auth/signup', { username: 'mail-marker', email: 'mail-marker@example.org', password: 'a long enough password' });
+    assert.equal(marker.status, 201, marker.text);
+    await relay.link('mail-marker@example.org', 'verify-email');
+    assert.equal(relay.smtp.messages.filter((message) => message.to.includes('mailed-not@example.org')).length, 0, 'no mail to the new account');
+  });
 });
 
 describe('the directory: Site Admin filter and folded search', () => {

@@ -203,6 +203,20 @@ describe('the Site Admin manages accounts', () => {
           await person.context.close();
         }
 
+        // A reset link for the account, shown once with a Copy button.
+        await session.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: instance.baseUrl });
+        await chooseAction(session, username, t('adminUsers.actionResetLink'));
+        const resetDialog = page.getByRole('dialog', { name: t('adminUsers.resetLinkTitle', { username }) });
+        const resetLink = await resetDialog.getByLabel(t('adminUsers.linkLabel')).inputValue();
+        assert.match(resetLink, /\/reset-password\?token=[A-Za-z0-9_-]{40,}$/);
+        assert.notEqual(resetLink, link, 'a new link');
+        await resetDialog.getByRole('button', { name: t('adminUsers.copy') }).click();
+        await resetDialog.getByText(t('adminUsers.copiedAnnouncement')).waitFor();
+        assert.equal(await page.evaluate(() => navigator.clipboard.readText()), resetLink);
+        await checkBothSchemes(session, 'reset-link');
+        await resetDialog.getByRole('button', { name: t('adminUsers.done') }).click();
+        await resetDialog.waitFor({ state: 'hidden' });
+
         // Deleting asks for the typed username and says what happens.
         const createdId = (await User.findOne({ where: { username } }))!.id;
         await chooseAction(session, username, t('adminUsers.actionDelete'));

@@ -564,7 +564,7 @@ export const messagesDe: Record<MessageKey, string> = {
   'adminUsers.refusedLastAdmin': '{username} ist die letzte aktive Site-Admin-Person. Mache zuerst jemand anderen zum Site-Admin.',
   'adminUsers.refusedOther': '{username}: {message}',
   'adminUsers.resetLinkTitle': 'Link zum Zurücksetzen für {username}',
-  'adminUsers.resetLinkIntro': 'Gib diesen Link {username} selbst, so dass nur diese Person ihn lesen kann. Er setzt einmal ein neues Passwort und gilt bis {expiresAt}. Er wird nicht gemailt und nur jetzt angezeigt.',
+  'adminUsers.resetLinkIntro': 'Gib diesen Link selbst an {username} weiter, so dass nur diese Person ihn lesen kann. Er setzt einmal ein neues Passwort und gilt bis {expiresAt}. Er wird nicht gemailt und nur jetzt angezeigt.',
   'adminUsers.linkLabel': 'Einmal-Link',
   'adminUsers.copy': 'Kopieren',
   'adminUsers.copied': 'Kopiert',
@@ -592,7 +592,7 @@ export const messagesDe: Record<MessageKey, string> = {
   'adminUsers.optional': 'optional',
   'adminUsers.createButton': 'Benutzer anlegen',
   'adminUsers.createdTitle': '{username} wurde angelegt',
-  'adminUsers.createdIntro': 'Gib diesen Link {username} selbst. Damit legt die Person einmal ihr Passwort fest; er gilt bis {expiresAt}. Er wird nur jetzt angezeigt und nicht gemailt.',
+  'adminUsers.createdIntro': 'Gib diesen Link selbst an {username} weiter. Damit legt die Person einmal ihr Passwort fest; er gilt bis {expiresAt}. Er wird nur jetzt angezeigt und nicht gemailt.',
 
   'adminNav.label': 'Verwaltung',
   'adminNav.overview': 'Übersicht',
