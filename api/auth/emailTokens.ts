@@ -17,11 +17,20 @@ function hashToken(token: string): Buffer {
   return createHash('sha256').update(token).digest();
 }
 
-/** Issues a new link token; earlier unused tokens of the same purpose stop working. */
-export async function issueEmailToken(userId: string, purpose: EmailTokenPurpose, transaction: Transaction): Promise<{ token: string; expiresAt: Date }> {
+/**
+ * Issues a new link token; earlier unused tokens of the same purpose stop working. `lifetimeMs`
+ * overrides the purpose's lifetime (the set-password link of an account a Site Admin creates
+ * lives a day: it is handed over by hand, not clicked from a mail a minute later).
+ */
+export async function issueEmailToken(
+  userId: string,
+  purpose: EmailTokenPurpose,
+  transaction: Transaction,
+  options: { lifetimeMs?: number } = {},
+): Promise<{ token: string; expiresAt: Date }> {
   await retireEmailTokens(userId, [purpose], transaction);
   const token = randomBytes(32).toString('base64url');
-  const expiresAt = new Date(Date.now() + TOKEN_LIFETIME_MS[purpose]);
+  const expiresAt = new Date(Date.now() + (options.lifetimeMs ?? TOKEN_LIFETIME_MS[purpose]));
   await EmailToken.create({ userId, purpose, tokenHash: hashToken(token), expiresAt }, { transaction });
   return { token, expiresAt };
 }

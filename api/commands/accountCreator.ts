@@ -12,7 +12,8 @@ import { derivePondSlug } from './pondCommands.ts';
 export interface AccountProps {
   username: string;
   email: string;
-  password: string;
+  /** Null: the account has no password yet (a Site Admin created it and hands over a set-password link). */
+  password: string | null;
   displayName: string;
   locale: 'de' | 'en' | null;
   status: UserStatus;
@@ -23,7 +24,7 @@ export interface AccountProps {
 
 export async function createAccount(props: AccountProps, transaction: Transaction): Promise<{ user: User; pond: Pond }> {
   await assertIdentityFree(props.username, props.email, transaction);
-  const passwordHash = await hashPassword(props.password, props.passwordHashCost);
+  const passwordHash = props.password === null ? null : await hashPassword(props.password, props.passwordHashCost);
   let user: User;
   try {
     user = await User.create(

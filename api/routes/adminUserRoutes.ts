@@ -33,9 +33,11 @@
  */
 import type { Transaction } from 'sequelize';
 import { z } from 'zod';
+import { displayNameSchema, emailSchema, usernameSchema } from '../auth/accountSchemas.ts';
 import { issueEmailToken, retireEmailTokens } from '../auth/emailTokens.ts';
 import { invalidateUserSessions } from '../auth/sessions.ts';
 import { auditActorOf, recordAudit } from '../audit/auditLog.ts';
+import { createAccount } from '../commands/accountCreator.ts';
 import { deleteAccount } from '../commands/accountDeletion.ts';
 import { lockManagedAccount, lockSiteAdmins, setSiteAdmin, type AdminActor } from '../commands/managedAccounts.ts';
 import { accountListCursor } from '../http/cursorCodec.ts';
@@ -56,9 +58,15 @@ type UserActionContext = SignedInRouteContext<{ id: string }>;
 const listQuery = z.object({
   q: storableString().trim().max(254).optional(),
   status: z.enum(['unconfirmed', 'ACTIVE', 'disabled', 'deleted']).optional(),
+  siteAdmin: z.enum(['true', 'false']).optional(),
   limit: z.coerce.number().int().min(1).max(MAX_ACCOUNT_LIST_LIMIT).default(DEFAULT_ACCOUNT_LIST_LIMIT),
   cursor: accountListCursor.field,
 });
+
+const createBody = z.object({ username: usernameSchema, email: emailSchema, displayName: displayNameSchema.optional(), siteAdmin: z.boolean().optional() });
+
+/** A set-password link is handed over by hand, maybe the next morning: it lives a day, not the reset link's hour. */
+const CREATED_ACCOUNT_LINK_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 function adminActorOf(context: UserActionContext): AdminActor {
   return { user: context.actor.user, ip: context.req.ip };
@@ -203,7 +211,8 @@ export const adminUserRoutes: AnyRoute[] = [
     access: { kind: 'siteAdmin' },
     query: listQuery,
     handler: async ({ query, services, locale }) => {
-      const page = await listAccounts({ q: query.q || undefined, status: query.status, limit: query.limit, cursor: query.cursor });
+      const siteAdmin = query.siteAdmin === undefined ? undefined : query.siteAdmin === 'true';
+      const page = await listAccounts({ q: query.q || undefined, status: query.status, siteAdmin, limit: query.limit, cursor: query.cursor });
       const pondCounts = await countListedPonds(services.sequelize, page.users.map((user) => user.id));
       const language = await locale();
       return {
@@ -212,6 +221,40 @@ export const adminUserRoutes: AnyRoute[] = [
           nextCursor: page.next ? accountListCursor.encode(page.next) : null,
         },
       };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/admin/users',
+    access: { kind: 'siteAdmin' },
+    body: createBody,
+    handler: async ({ req, res, body, actor, services }) => {
+      const created = await services.sequelize.transaction(async (transaction) => {
+        const { user } = await createAccount(
+          {
+            username: body.username,
+            email: body.email,
+            password: null,
+            displayName: body.displayName ?? body.username,
+            locale: null,
+            status: 'ACTIVE',
+            isSiteAdmin: body.siteAdmin ?? false,
+            emailVerified: true,
+            passwordHashCost: services.config.passwordHashCost,
+          },
+          transaction,
+        );
+        const { token, expiresAt } = await issueEmailToken(user.id, 'admin_reset_password', transaction, { lifetimeMs: CREATED_ACCOUNT_LINK_LIFETIME_MS });
+        // The link is a credential: the entry names the account, never the link.
+        await recordAudit(
+          { actor: auditActorOf(actor.user), action: 'admin.user_created', details: { userId: user.id, username: user.username, siteAdmin: user.isSiteAdmin }, ip: req.ip },
+          transaction,
+        );
+        return { user, token, expiresAt };
+      });
+      res.setHeader('Cache-Control', 'no-store');
+      const link = await accountLink('admin_reset_password', created.token, services.config.baseUrl);
+      return { status: 201, body: { user: presentUser(created.user), link, expiresAt: created.expiresAt.toISOString() } };
     },
   }),
 ];

@@ -16,6 +16,7 @@ import * as apiTokens from './0011-api-tokens.ts';
 import * as attachments from './0012-attachments.ts';
 import * as searchSharpS from './0013-search-sharp-s.ts';
 import * as maintenanceJobRuns from './0015-maintenance-job-runs.ts';
+import * as userDirectorySearch from './0016-user-directory-search.ts';
 
 export interface Migration {
   name: string;
@@ -38,4 +39,5 @@ export const migrations: Migration[] = [
   { name: '0012-attachments', ...attachments },
   { name: '0013-search-sharp-s', ...searchSharpS },
   { name: '0015-maintenance-job-runs', ...maintenanceJobRuns },
+  { name: '0016-user-directory-search', ...userDirectorySearch },
 ];
