@@ -241,6 +241,7 @@ async function checkUserMenu(session: Awaited<ReturnType<typeof openSession>>, l
   assert.equal(await page.getByRole('menuitemradio', { name: t(`language.${locale}`) }).getAttribute('aria-checked'), 'true');
   assert.equal(await page.getByRole('menuitemradio', { checked: true }).count(), 1);
   assert.equal(await page.getByRole('group', { name: t('nav.language') }).getByRole('menuitemradio').count(), 2);
+  assert.equal(await page.locator('header.site-header [role="menu"]').count(), 1, 'the open menu sits in the banner landmark, as all content within landmarks');
   await session.check('menu');
   await page.mouse.click(5, 300);
   await waitFor(async () => !(await isOpen()), 5_000, 'a press outside closes the menu');

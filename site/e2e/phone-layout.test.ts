@@ -166,6 +166,9 @@ describe('app frame', () => {
         await session.visit(`${instance.baseUrl}/settings`);
         // Fields in light and dark: axe, their focus rings, no sideways scroll (screenshots settings and settings-dark).
         await checkBothSchemes(session, 'settings');
+        // At rest: no pointer over a field, and the focus walk's border transitions (0.12 s) run out.
+        await page.mouse.move(1, 1);
+        await page.waitForFunction(() => document.getAnimations().every((animation) => animation.playState !== 'running'));
         const looks = await page.evaluate(() => {
           const look = (element: Element | null) => {
             if (!element) return null;
