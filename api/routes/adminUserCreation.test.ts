@@ -11,6 +11,8 @@ import { completeSetup, createVerifiedUser, resetRateLimits } from '../testing/f
 import { capturingLogger, startMailRelay, type MailRelay } from '../testing/mailRelay.ts';
 import { TestClient } from '../testing/testClient.ts';
 import { startTestInstance, type TestInstance } from '../testing/testInstance.ts';
+import type { AccountListCursor } from '../http/cursorCodec.ts';
+import { listAccounts, type ListingTuning } from '../users/accountListing.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const NEW_PASSWORD = 'a password of her own';
@@ -260,6 +262,27 @@ describe('the directory: Site Admin filter and folded search', () => {
     assert.deepEqual(await pageThrough('q=bulow'), expected, 'over a thousand matches');
     assert.deepEqual(await pageThrough('q=bulk-0'), expected.slice(0, 999), 'fewer than a thousand');
     assert.deepEqual(await pageThrough('q=BULK&status=disabled'), expected.filter((_, index) => (index + 1) % 7 === 0));
+
+    // Both of the listing's reads (the trigram index's matches ordered, the walk of the listing's
+    // order) page alike: the size that chooses between them sends these searches down each.
+    const pageWith = async (options: { q: string; status?: 'disabled' }, tuning: ListingTuning) => {
+      const seen: string[] = [];
+      let cursor: AccountListCursor | undefined;
+      do {
+        const page = await listAccounts({ ...options, limit: 200, cursor }, tuning);
+        seen.push(...page.users.map((user) => user.username));
+        cursor = page.next ?? undefined;
+      } while (cursor);
+      return seen;
+    };
+    for (const tuning of [
+      { fewMatches: 5000 },
+      { fewMatches: 10 },
+    ]) {
+      assert.deepEqual(await pageWith({ q: 'bulow' }, tuning), expected, `over a thousand matches (${JSON.stringify(tuning)})`);
+      assert.deepEqual(await pageWith({ q: 'bulk-0' }, tuning), expected.slice(0, 999), `fewer than a thousand (${JSON.stringify(tuning)})`);
+      assert.deepEqual(await pageWith({ q: 'BULK', status: 'disabled' }, tuning), expected.filter((_, index) => (index + 1) % 7 === 0));
+    }
   });
 
   test('the filtered, searched list answers 401 to anonymous callers and 403 to non-admins', async () => {
