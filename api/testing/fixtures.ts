@@ -10,6 +10,14 @@ import type { TestInstance } from './testInstance.ts';
 
 export const ADMIN = { username: 'admin', email: 'admin@example.org', password: 'correct horse battery', displayName: 'Ada Admin' };
 
+/** A fresh sign-in of the setup's Site Admin (a session of its own, e.g. for a browser's cookie). */
+export async function signInAdmin(instance: TestInstance): Promise<TestClient> {
+  const admin = new TestClient(instance.baseUrl);
+  const login = await admin.post('/auth/login', { login: ADMIN.username, password: ADMIN.password });
+  assert.equal(login.status, 200, login.text);
+  return admin;
+}
+
 /** Runs the whole wizard; returns the admin's signed-in client. */
 export async function completeSetup(instance: TestInstance, options: { registration?: 'open' | 'closed' } = {}): Promise<TestClient> {
   const admin = new TestClient(instance.baseUrl);

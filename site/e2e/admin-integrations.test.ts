@@ -10,8 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ADMIN, createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
-import { TestClient } from '../../api/testing/testClient.ts';
+import { createVerifiedUser, resetRateLimits, signInAdmin } from '../../api/testing/fixtures.ts';
 import { createTranslator } from '../../editor/src/i18n/translator.ts';
 import { openSession, SCREEN_SHAPES, waitForIslands } from './browserSession.ts';
 import { browser, instance, useSiteUnderTest } from './siteUnderTest.ts';
@@ -20,13 +19,6 @@ import { checkBothSchemes } from './screenChecks.ts';
 useSiteUnderTest();
 
 const SETTINGS_ROUTE = '**/api/v1/admin/settings';
-
-async function signedInAdmin(): Promise<TestClient> {
-  const admin = new TestClient(instance.baseUrl);
-  const login = await admin.post('/auth/login', { login: ADMIN.username, password: ADMIN.password });
-  assert.equal(login.status, 200, login.text);
-  return admin;
-}
 
 describe('who reaches /admin/integrations', () => {
   test('a visitor is sent to sign in; a non-admin gets the 404 page and no link to it', { timeout: 60_000 }, async () => {
@@ -62,7 +54,7 @@ describe('the Site Admin switches the API and MCP', () => {
   for (const shape of SCREEN_SHAPES) {
     test(`toggle, save, reload (${shape.name})`, { timeout: 120_000 }, async () => {
       await resetRateLimits(instance);
-      const admin = await signedInAdmin();
+      const admin = await signInAdmin(instance);
       assert.equal((await admin.patch('/admin/settings', { 'api.enabled': false, 'mcp.enabled': false })).status, 200);
       const session = await openSession(browser, shape, 'admin-integrations');
       const { page, t, problems, context } = session;

@@ -10,8 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ADMIN, createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
-import { TestClient } from '../../api/testing/testClient.ts';
+import { createVerifiedUser, resetRateLimits, signInAdmin } from '../../api/testing/fixtures.ts';
 import { AuditEntry } from '../../api/models/index.ts';
 import { createTranslator } from '../../editor/src/i18n/translator.ts';
 import { openSession, SCREEN_SHAPES } from './browserSession.ts';
@@ -29,13 +28,6 @@ const DEFAULTS = {
   'quota.readers_per_pond': 1000,
   'quota.storage_bytes': 5 * 1024 ** 3,
 };
-
-async function signedInAdmin(): Promise<TestClient> {
-  const admin = new TestClient(instance.baseUrl);
-  const login = await admin.post('/auth/login', { login: ADMIN.username, password: ADMIN.password });
-  assert.equal(login.status, 200, login.text);
-  return admin;
-}
 
 describe('who reaches /admin/settings', () => {
   test('a visitor is sent to sign in; a non-admin gets the 404 page', { timeout: 60_000 }, async () => {
@@ -56,7 +48,7 @@ describe('the Site Admin changes instance settings', () => {
   for (const shape of SCREEN_SHAPES) {
     test(`edit, refusals at their fields, save, reload (${shape.name})`, { timeout: 120_000 }, async () => {
       await resetRateLimits(instance);
-      const admin = await signedInAdmin();
+      const admin = await signInAdmin(instance);
       const reset = await admin.patch('/admin/settings', { ...DEFAULTS, 'instance.name': 'Testteich' });
       assert.equal(reset.status, 200, reset.text);
       const session = await openSession(browser, shape, 'admin-settings');
