@@ -207,9 +207,21 @@ describe('the directory: Site Admin filter and folded search', () => {
     assert.deepEqual(usernames(await list('q=celik')), ['fold-cem'], 'Ç folds to c');
     assert.deepEqual(usernames(await list('q=SCHMIDT%40DORF')), ['fold-anna'], 'a part of the e-mail, any case');
     assert.deepEqual(usernames(await list('q=dorf.example')), ['fold-anna', 'fold-bert']);
+    assert.deepEqual(usernames(await list(`q=${encodeURIComponent('Mu\u0308ller')}`)), ['fold-anna'], 'typed decomposed (u + combining diaeresis)');
     // Taken literally: `_` is no wildcard, and no match spans two fields.
     assert.deepEqual(usernames(await list('q=fold_')), []);
     assert.deepEqual(usernames(await list(`q=${encodeURIComponent('fold-anna anna')}`)), []);
+  });
+
+  test('ß finds ss and ss finds ß; a search is matched whole, not by its pieces', async () => {
+    await admin.post('/admin/users', { username: 'sharp-s', email: 'gert@dorf.example', displayName: 'Gert Straßer' });
+    await admin.post('/admin/users', { username: 'pieces-abcxdef', email: 'pieces@dorf.example', displayName: 'Pia Pieces' });
+    assert.deepEqual(usernames(await list('q=strasser')), ['sharp-s']);
+    assert.deepEqual(usernames(await list(`q=${encodeURIComponent('STRAẞER')}`)), ['sharp-s'], 'capital sharp s');
+    assert.deepEqual(usernames(await list(`q=${encodeURIComponent('straßer')}`)), ['sharp-s']);
+    // The trigram index is asked for every third trigram ('%abc%def%'); the account holds those, not the search.
+    assert.deepEqual(usernames(await list('q=abcdef')), []);
+    assert.deepEqual(usernames(await list('q=abcxdef')), ['pieces-abcxdef']);
   });
 
   test('siteAdmin=true lists only Site Admins, siteAdmin=false the others; 400 for another value', async () => {
@@ -263,8 +275,9 @@ describe('the directory: Site Admin filter and folded search', () => {
     assert.deepEqual(await pageThrough('q=bulk-0'), expected.slice(0, 999), 'fewer than a thousand');
     assert.deepEqual(await pageThrough('q=BULK&status=disabled'), expected.filter((_, index) => (index + 1) % 7 === 0));
 
-    // Both of the listing's reads (the trigram index's matches ordered, the walk of the listing's
-    // order) page alike: the size that chooses between them sends these searches down each.
+    // Every read of the listing pages alike (api/users/accountListing.ts): the walk bounded to a
+    // window that holds the page, the trigram index's matches ordered (first, or after a window
+    // too small), and the unbounded walk after more matches than the trigram read orders.
     const pageWith = async (options: { q: string; status?: 'disabled' }, tuning: ListingTuning) => {
       const seen: string[] = [];
       let cursor: AccountListCursor | undefined;
@@ -275,10 +288,14 @@ describe('the directory: Site Admin filter and folded search', () => {
       } while (cursor);
       return seen;
     };
-    for (const tuning of [
-      { fewMatches: 5000 },
-      { fewMatches: 10 },
-    ]) {
+    const tunings: ListingTuning[] = [
+      { window: 5000, manyMatches: 10_000, firstRead: 'walk' },
+      { window: 50, manyMatches: 10_000, firstRead: 'walk' },
+      { window: 5000, manyMatches: 10_000, firstRead: 'trigram' },
+      { window: 5000, manyMatches: 10, firstRead: 'trigram' },
+      { window: 5000, manyMatches: 10_000 },
+    ];
+    for (const tuning of tunings) {
       assert.deepEqual(await pageWith({ q: 'bulow' }, tuning), expected, `over a thousand matches (${JSON.stringify(tuning)})`);
       assert.deepEqual(await pageWith({ q: 'bulk-0' }, tuning), expected.slice(0, 999), `fewer than a thousand (${JSON.stringify(tuning)})`);
       assert.deepEqual(await pageWith({ q: 'BULK', status: 'disabled' }, tuning), expected.filter((_, index) => (index + 1) % 7 === 0));

@@ -17,6 +17,7 @@ import * as attachments from './0012-attachments.ts';
 import * as searchSharpS from './0013-search-sharp-s.ts';
 import * as maintenanceJobRuns from './0015-maintenance-job-runs.ts';
 import * as userDirectorySearch from './0016-user-directory-search.ts';
+import * as userDirectoryWalk from './0017-user-directory-walk.ts';
 
 export interface Migration {
   name: string;
@@ -40,4 +41,5 @@ export const migrations: Migration[] = [
   { name: '0013-search-sharp-s', ...searchSharpS },
   { name: '0015-maintenance-job-runs', ...maintenanceJobRuns },
   { name: '0016-user-directory-search', ...userDirectorySearch },
+  { name: '0017-user-directory-walk', ...userDirectoryWalk },
 ];
