@@ -5,8 +5,9 @@
  * `lower(username)`, and testing each account's folded text. Through 0016's indexes every step
  * of that walk fetched the row from the table; these indexes carry what the walk tests
  * (`directory_text`, `status`, `is_site_admin`) and `username` itself (without it Postgres does
- * not read an index on `lower(username)` alone), so the walk is an index-only scan: a fifth of
- * the time per account passed (`npm run bench:admin-users`).
+ * not read an index on `lower(username)` alone), so the walk is an index-only scan: passing the 2,251
+ * accounts before a page of 'kruger' took 0.5 ms from the index, 1.5 ms through the table
+ * (`npm run bench:admin-users`).
  * - `users_directory_walk_idx`: the whole directory's order;
  * - `users_directory_status_walk_idx`, `users_directory_admin_walk_idx`: the order within one
  *   status and among Site Admins, replacing 0016's `users_status_username_idx` and
@@ -17,8 +18,8 @@
  * the planner how many accounts a search matches to choose its read; from 100 values a surname
  * held by 4 % of 100,000 accounts was guessed at 10 or at 1,000, depending on the sample. Kept
  * on an expression the reads do not filter on, so only that estimate pays for the larger sample
- * when it is planned (every pattern on a column is tested against its whole sample).
-
+ * when it is planned (every pattern on a column is tested against its whole sample: 1,000
+ * values on the column itself made each read's planning 0.8 ms slower).
  */
 import type { Sequelize } from 'sequelize';
 
