@@ -276,8 +276,9 @@ describe('actions reaching other sessions (desktop-en)', () => {
       await row(adminSession.page, writer.username).getByText(adminSession.t('adminUsers.doneDisable', { username: writer.username })).waitFor();
       await row(adminSession.page, writer.username).locator('.status', { hasText: adminSession.t('adminUsers.statusdisabled') }).waitFor();
 
-      // The collab server closed the socket; the editor's new token is refused: read-only, said in words.
-      await writerSession.page.getByText(writerSession.t('editor.status.noAccess')).waitFor({ timeout: 15_000 });
+      // The collab server closed the socket; the editor's new token is refused (401, the session
+      // ended with the account): read-only, and the status line says why.
+      await writerSession.page.getByText(writerSession.t('editor.status.sessionEnded')).waitFor({ timeout: 15_000 });
       assert.equal(await editorContent(writerSession.page).getAttribute('contenteditable'), 'false');
       await writerSession.screenshot('editor-after-disable');
       assert.equal((await writer.client.get('/users/me')).status, 401);

@@ -37,6 +37,21 @@ export function collabUrl(location: Location, path = '/collab'): string {
   return `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}${path}`;
 }
 
+/**
+ * Whether a refused token request means the session has ended (signed out elsewhere, the
+ * account disabled or deleted). A page that is not public answers a caller without a session
+ * 404, as it answers anyone it hides from, so the session itself is asked.
+ */
+async function sessionHasEnded(refusal: ApiRequestError): Promise<boolean> {
+  if (refusal.status === 401) return true;
+  try {
+    await callApi('GET', '/users/me');
+    return false;
+  } catch (error) {
+    return error instanceof ApiRequestError && error.status === 401;
+  }
+}
+
 /** `onFacts` hears every change of what the status line is derived from. */
 export function openCollabSession(pageId: string, onFacts: (facts: ConnectionFacts) => void): CollabSession {
   const ydoc = new Y.Doc();
@@ -57,11 +72,12 @@ export function openCollabSession(pageId: string, onFacts: (facts: ConnectionFac
   async function fetchToken(): Promise<string> {
     try {
       const answer = await callApi<CollabTokenAnswer>('GET', `/pages/${encodeURIComponent(pageId)}/collab-token`);
-      update({ mode: answer.mode, refused: false });
+      update({ mode: answer.mode, refused: null });
       return answer.token;
     } catch (error) {
-      // Gone or no longer readable: say so. Anything else (network, 5xx) is retried quietly.
-      if (error instanceof ApiRequestError && [401, 403, 404, 410].includes(error.status)) update({ refused: true });
+      // The page gone or no longer readable, or the session ended: say which. Anything else
+      // (network, 5xx) is retried quietly.
+      if (error instanceof ApiRequestError && [401, 403, 404, 410].includes(error.status)) update({ refused: (await sessionHasEnded(error)) ? 'sessionEnded' : 'noAccess' });
       throw error;
     }
   }
@@ -77,7 +93,7 @@ export function openCollabSession(pageId: string, onFacts: (facts: ConnectionFac
   });
   provider.on('synced', ({ state }: { state: boolean }) => update({ synced: state }));
   provider.on('unsyncedChanges', ({ number }: { number: number }) => update({ unsynced: number }));
-  provider.on('authenticated', ({ scope }: { scope: 'readonly' | 'read-write' }) => update({ mode: scope === 'readonly' ? 'ro' : 'rw', refused: false }));
+  provider.on('authenticated', ({ scope }: { scope: 'readonly' | 'read-write' }) => update({ mode: scope === 'readonly' ? 'ro' : 'rw', refused: null }));
   // After a failed authentication the provider waits on an open socket; start over later, so
   // a passing failure (or access granted again) does not leave the page stuck.
   provider.on('authenticationFailed', () => {

@@ -20,9 +20,10 @@ describe('connectionState', () => {
     assert.equal(connectionState(facts({ socket: 'disconnected', online: false })), 'offline');
   });
 
-  test('read-only once synced with an ro token; refusal wins over everything', () => {
+  test('read-only once synced with an ro token; refusal wins over everything, and says why', () => {
     assert.equal(connectionState(facts({ ...live, mode: 'ro' })), 'readOnly');
-    assert.equal(connectionState(facts({ ...live, refused: true, online: false })), 'noAccess');
+    assert.equal(connectionState(facts({ ...live, refused: 'noAccess', online: false })), 'noAccess');
+    assert.equal(connectionState(facts({ ...live, refused: 'sessionEnded', mode: 'ro' })), 'sessionEnded');
   });
 
   test('unsaved changes warn only for writers', () => {

@@ -18,16 +18,19 @@ export interface ConnectionFacts {
   online: boolean;
   /** The mode of the newest collab token (or the server's answer to it). */
   mode: 'rw' | 'ro' | null;
-  /** The last token request was refused (the page is gone or no longer readable). */
-  refused: boolean;
+  /**
+   * The last token request was refused, and why: the session has ended (signed out elsewhere,
+   * the account disabled or deleted) or the page is gone or no longer readable.
+   */
+  refused: 'sessionEnded' | 'noAccess' | null;
 }
 
-export type ConnectionState = 'connecting' | 'saved' | 'saving' | 'reconnecting' | 'offline' | 'readOnly' | 'noAccess';
+export type ConnectionState = 'connecting' | 'saved' | 'saving' | 'reconnecting' | 'offline' | 'readOnly' | 'noAccess' | 'sessionEnded';
 
-export const INITIAL_FACTS: ConnectionFacts = { socket: 'connecting', everConnected: false, synced: false, unsynced: 0, online: true, mode: null, refused: false };
+export const INITIAL_FACTS: ConnectionFacts = { socket: 'connecting', everConnected: false, synced: false, unsynced: 0, online: true, mode: null, refused: null };
 
 export function connectionState(facts: ConnectionFacts): ConnectionState {
-  if (facts.refused) return 'noAccess';
+  if (facts.refused) return facts.refused;
   if (!facts.online) return 'offline';
   if (facts.socket !== 'connected') return facts.everConnected ? 'reconnecting' : 'connecting';
   if (!facts.synced && facts.unsynced === 0) return facts.everConnected && facts.mode !== null ? 'reconnecting' : 'connecting';

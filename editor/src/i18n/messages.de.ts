@@ -746,6 +746,7 @@ export const messagesDe: Record<MessageKey, string> = {
   'editor.status.offline': 'Offline · deine Änderungen bleiben in diesem Browser und werden gesendet, sobald du wieder online bist.',
   'editor.status.readOnly': 'Nur lesen · du kannst diese Seite lesen, aber nicht ändern.',
   'editor.status.noAccess': 'Du hast keinen Zugriff mehr auf die Live-Fassung dieser Seite.',
+  'editor.status.sessionEnded': 'Deine Sitzung ist beendet · melde dich wieder an, um diese Seite zu bearbeiten.',
   'editor.unavailable': 'Der Live-Editor konnte keine Verbindung aufbauen; du liest die zuletzt gespeicherte Fassung. Bearbeiten geht wieder, sobald die Verbindung steht; lade neu, um es erneut zu versuchen.',
   'editor.presence': 'Gerade hier',
   'editor.presence.visitor': 'Besucher',

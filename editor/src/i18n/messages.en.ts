@@ -744,6 +744,7 @@ export const messagesEn = {
   'editor.status.offline': 'Offline · your changes are kept in this browser and sent when you are back online.',
   'editor.status.readOnly': 'Read-only · you can read this page but not change it.',
   'editor.status.noAccess': 'You no longer have access to this page\'s live version.',
+  'editor.status.sessionEnded': 'Your session has ended · sign in again to edit this page.',
   'editor.unavailable': 'The live editor could not connect, so you are reading the last saved version. Editing comes back when the connection does; reload to try again.',
   'editor.presence': 'Here now',
   'editor.presence.visitor': 'Visitor',
