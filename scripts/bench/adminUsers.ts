@@ -18,7 +18,8 @@
  * `BENCH_ADMIN_USERS=10000` runs on fewer accounts, for quick iterations; `BENCH_EXPLAIN=1`
  * prints each search's statement and its analysed plan.
  */
-import { fn, col, where, QueryTypes, type Sequelize } from 'sequelize';
+import pg from 'pg';
+import { fn, col, where, type Sequelize } from 'sequelize';
 import { User } from '../../api/models/index.ts';
 import { listAccounts, type AccountListOptions } from '../../api/users/accountListing.ts';
 import { openBenchDatabase } from './benchDatabase.ts';
@@ -87,29 +88,54 @@ function searches(): BenchSearch[] {
   ];
 }
 
-/** The ORM's logging switch, which its typings do not show. */
-type LoggingSwitch = { options: { logging: unknown } };
+interface SentStatement {
+  name: string;
+  text: string;
+  values: unknown[];
+}
 
-/** The plans of the statements behind `options` that read `users` sequentially (none: null). */
-async function scansSequentially(sequelize: Sequelize, options: AccountListOptions): Promise<string | null> {
-  const statements: string[] = [];
-  // The statements as the listing sends them, caught from the ORM's log for this one call.
-  const orm = sequelize as unknown as LoggingSwitch;
-  const logging = orm.options.logging;
-  orm.options.logging = (sql: string) => statements.push(sql.replace(/^Executing \([^)]*\): /, ''));
+/** A value written into a statement's text, as `EXPLAIN EXECUTE` takes it. */
+function literalOf(client: pg.Client, value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return client.escapeLiteral(String(value));
+}
+
+/**
+ * The plans of the statements behind `options` that read `users` sequentially (none: null). The
+ * listing's reads are named prepared statements: they are caught from the pg client for this one
+ * call, then explained on a connection of their own under both plans Postgres may keep for them,
+ * the one made for the values and the generic one it switches to after five executions.
+ */
+async function scansSequentially(url: string, options: AccountListOptions): Promise<string | null> {
+  const sent: SentStatement[] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const config = args[0] as Partial<SentStatement> | string;
+    if (typeof config === 'object' && config.name?.startsWith('account-listing-')) sent.push(config as SentStatement);
+    return (query as (...input: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
   try {
     await listAccounts(options);
   } finally {
-    orm.options.logging = logging;
+    pg.Client.prototype.query = query;
   }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
   const sequential: string[] = [];
-  for (const statement of statements) {
-    // The listing's own estimate (an EXPLAIN itself) runs nothing to check.
-    if (statement.startsWith('EXPLAIN')) continue;
-    const plan = await sequelize.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${process.env.BENCH_EXPLAIN ? '(ANALYZE, BUFFERS) ' : ''}${statement}`, { type: QueryTypes.SELECT });
-    const text = plan.map((row) => row['QUERY PLAN']).join('\n');
-    if (process.env.BENCH_EXPLAIN) console.log(`${statement}\n${text}`);
-    if (/Seq Scan on users/.test(text)) sequential.push(text);
+  try {
+    for (const [index, statement] of sent.entries()) {
+      await client.query(`PREPARE checked_${index} AS ${statement.text}`);
+      for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+        await client.query(`SET plan_cache_mode = ${mode}`);
+        const explain = `EXPLAIN ${process.env.BENCH_EXPLAIN ? '(ANALYZE, BUFFERS) ' : ''}EXECUTE checked_${index}(${statement.values.map((value) => literalOf(client, value)).join(', ')})`;
+        const text = (await client.query<{ 'QUERY PLAN': string }>(explain)).rows.map((row) => row['QUERY PLAN']).join('\n');
+        if (process.env.BENCH_EXPLAIN) console.log(`${statement.text}\n${mode}:\n${text}`);
+        if (/Seq Scan on users/.test(text)) sequential.push(text);
+      }
+    }
+  } finally {
+    await client.end();
   }
   return sequential.length > 0 ? sequential.join('\n') : null;
 }
@@ -138,7 +164,7 @@ try {
     const timing = await measureAlternating({ baseline, search: () => listAccounts(options) }, { warmup: 5, runs: RUNS });
     const ratio = timing.search.p95 / timing.baseline.p95;
     const informational = 'informational' in search && search.informational;
-    const seqScan = await scansSequentially(sequelize, options);
+    const seqScan = await scansSequentially(database.url, options);
     const met = ratio <= RATIO_TARGET && !seqScan;
     if (!met && !informational) missed += 1;
     rows.push(
