@@ -91,7 +91,7 @@ const envSchema = z.object({
   PUBLIC_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
   OIDC_ISSUER: z
     .url({ protocol: /^https?$/ })
-    .refine((value) => new URL(value).protocol === 'https:' || LOOPBACK_HOSTS.has(new URL(value).hostname), {
+    .refine((value) => !URL.canParse(value) || new URL(value).protocol === 'https:' || LOOPBACK_HOSTS.has(new URL(value).hostname), {
       message: 'must be an https URL (http only for localhost)',
     })
     .optional(),

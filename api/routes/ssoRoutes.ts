@@ -152,7 +152,9 @@ export const ssoRoutes: AnyRoute[] = [
         res.redirect(302, await completeFlow(req, res, services, flow, query, actor?.user.id ?? null, actor?.session?.id ?? null));
       } catch (error) {
         const code = error instanceof OidcFailure ? error.code : 'oidc_failed';
-        if (!(error instanceof OidcFailure) || code === 'oidc_failed') services.logger.warn({ err: error instanceof OidcFailure ? (error.cause ?? error) : error }, 'oidc callback failed');
+        // What the provider or the token got wrong is for the operator (docs/sso.md), not the browser.
+        const cause = error instanceof OidcFailure ? error.cause : error;
+        services.logger.warn({ code, cause: cause instanceof Error ? `${cause.name}: ${cause.message}${cause.cause instanceof Error ? ` (${cause.cause.message})` : ''}` : undefined }, 'oidc sign-in refused');
         res.redirect(302, refusal(code));
       }
     },
