@@ -99,7 +99,7 @@ test('OIDC: off without OIDC_ISSUER; with issuer and client id the defaults (sco
     assert.equal(parseConfig({ DATA_DIR: dataDir, SESSION_SECRET: 'x'.repeat(32) }).oidc, null);
     const config = parseConfig({ DATA_DIR: dataDir, SESSION_SECRET: 'x'.repeat(32), OIDC_ISSUER: 'https://id.example.org/realms/dorf/', OIDC_CLIENT_ID: 'dorfteich', OIDC_CLIENT_SECRET: 's3cret' });
     assert.deepEqual(config.oidc, {
-      issuer: 'https://id.example.org/realms/dorf',
+      issuer: 'https://id.example.org/realms/dorf/',
       clientId: 'dorfteich',
       clientSecret: 's3cret',
       scopes: 'openid email profile',

@@ -199,7 +199,7 @@ export const ssoRoutes: AnyRoute[] = [
 /** A provider's name for people: the configured label when it is the configured issuer (with or without a trailing slash), else its host. */
 function labelOfProvider(provider: string, current: OidcConfig | null): string {
   const issuer = provider.slice('oidc:'.length);
-  if (current && issuer.replace(/\/+$/, '') === current.issuer) return current.providerLabel;
+  if (current && issuer.replace(/\/+$/, '') === current.issuer.replace(/\/+$/, '')) return current.providerLabel;
   try {
     return new URL(issuer).host;
   } catch {
