@@ -112,6 +112,11 @@ describe('single sign-on: login', () => {
     assert.equal(await signInThroughProvider(browser, '/auth/oidc/start'), '/login?error=oidc_email_unverified');
     assert.equal((await browser.get('/auth/session')).body.user, null);
     assert.deepEqual(await identitiesOf(user.id), []);
+    const refusals = await AuditEntry.findAll({ where: { action: 'auth.login_failed', actorId: null }, order: [['createdAt', 'ASC']] });
+    assert.deepEqual(
+      refusals.map((entry) => entry.details).filter((details) => (details as { subject?: string }).subject === 'sub-intruder'),
+      ['oidc_link_required', 'oidc_email_unverified'].map((reason) => ({ method: 'oidc', reason, provider: `oidc:${provider.issuer}`, subject: 'sub-intruder' })),
+    );
     const [row] = await instance.services.sequelize.query<{ count: number }>(`SELECT count(*)::int AS count FROM login_identities WHERE subject = 'sub-intruder'`, { type: QueryTypes.SELECT });
     assert.equal(row!.count, 0);
   });
@@ -132,6 +137,8 @@ describe('single sign-on: login', () => {
     const again = new TestClient(instance.baseUrl);
     assert.equal(await signInThroughProvider(again, '/auth/oidc/start'), '/login?error=account_disabled');
     assert.equal((await again.get('/auth/session')).body.user, null);
+    const refusal = await AuditEntry.findOne({ where: { action: 'auth.login_failed', actorId: userId } });
+    assert.deepEqual(refusal!.details, { method: 'oidc', reason: 'account_disabled', provider: `oidc:${provider.issuer}`, subject: 'sub-disabled' });
   });
 
   test('the provider cancelling answers oidc_cancelled', async () => {

@@ -86,13 +86,29 @@ async function completeFlow(req: Request, res: Response, services: AppServices, 
     return `${SETTINGS_PATH}?linked=1`;
   }
 
-  const session = await services.sequelize.transaction(async (transaction) => {
-    const user = await accountForLogin(context, identity, transaction);
-    user.lastLoginAt = new Date();
-    await user.save({ transaction });
-    await recordAudit({ actor: auditActorOf(user), action: 'auth.login', details: { method: 'oidc', provider: context.provider }, ip: req.ip }, transaction);
-    return createSession(user.id, { ip: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null, policy: { ttlDays: services.config.sessionTtlDays } }, transaction);
-  });
+  let session;
+  try {
+    session = await services.sequelize.transaction(async (transaction) => {
+      const user = await accountForLogin(context, identity, transaction);
+      user.lastLoginAt = new Date();
+      await user.save({ transaction });
+      await recordAudit({ actor: auditActorOf(user), action: 'auth.login', details: { method: 'oidc', provider: context.provider }, ip: req.ip }, transaction);
+      return createSession(user.id, { ip: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null, policy: { ttlDays: services.config.sessionTtlDays } }, transaction);
+    });
+  } catch (error) {
+    // A verified identity refused by the account rules (e.g. oidc_link_required: someone at
+    // the provider holds a local account's address) is worth a Site Admin's eye; recorded
+    // after the rollback, so it stays.
+    if (error instanceof OidcFailure) {
+      await recordAudit({
+        actor: error.account ? auditActorOf(error.account) : null,
+        action: 'auth.login_failed',
+        details: { method: 'oidc', reason: error.code, provider: context.provider, subject: identity.subject },
+        ip: req.ip,
+      });
+    }
+    throw error;
+  }
   // As at password login: a new sign-in gets a new session; the one this browser had ends.
   if (previousSessionId) await invalidateSession(previousSessionId);
   setSessionCookie(res, session.token, session.session.expiresAt, isSecureRequest(req, services));

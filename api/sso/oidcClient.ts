@@ -17,9 +17,12 @@ export type OidcFailureCode = Extract<ErrorCode, `oidc_${string}`> | 'account_di
 export class OidcFailure extends Error {
   override name = 'OidcFailure';
   readonly code: OidcFailureCode;
-  constructor(code: OidcFailureCode, cause?: unknown) {
+  /** The account the refusal concerns, when there is one (a disabled account): the audit entry's actor. */
+  readonly account: { id: string; username: string } | null;
+  constructor(code: OidcFailureCode, cause?: unknown, account: { id: string; username: string } | null = null) {
     super(code, { cause });
     this.code = code;
+    this.account = account;
   }
 }
 

@@ -41,7 +41,7 @@ export async function accountForLogin(context: SignInContext, identity: Verified
   if (known) {
     const user = await User.findByPk(known.userId, { transaction, lock: transaction.LOCK.UPDATE });
     if (!user || user.status === 'deleted') throw new OidcFailure('oidc_failed');
-    if (user.status === 'disabled') throw new OidcFailure('account_disabled');
+    if (user.status === 'disabled') throw new OidcFailure('account_disabled', undefined, user);
     if (user.status === 'unconfirmed') throw new OidcFailure('oidc_email_unverified');
     return user;
   }
