@@ -60,6 +60,9 @@ function trustedProxyEntryProblem(entry: string): string | null {
   return bits <= (family === 4 ? 32 : 128) ? null : `${JSON.stringify(entry)} has a prefix longer than the address`;
 }
 
+/** Where an http issuer is acceptable: a provider on this machine, e.g. in development and tests. */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -86,7 +89,37 @@ const envSchema = z.object({
   COLLAB_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
   COLLAB_STORE_DEBOUNCE_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
   PUBLIC_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
+  OIDC_ISSUER: z
+    .url({ protocol: /^https?$/ })
+    .refine((value) => new URL(value).protocol === 'https:' || LOOPBACK_HOSTS.has(new URL(value).hostname), {
+      message: 'must be an https URL (http only for localhost)',
+    })
+    .optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  OIDC_SCOPES: z
+    .string()
+    .default('openid email profile')
+    .refine((value) => value.split(/\s+/).includes('openid'), { message: 'must include openid' }),
+  OIDC_PROVIDER_LABEL: z.string().trim().min(1).max(60).default('Single sign-on'),
+  OIDC_AUTO_CREATE: booleanFromEnv.default(true),
+  OIDC_REQUIRE_VERIFIED_EMAIL: booleanFromEnv.default(false),
 });
+
+/** External sign-in (SPEC Authentication 2); null when OIDC_ISSUER is not set. */
+export interface OidcConfig {
+  /** As configured, without a trailing slash; discovery reads `<issuer>/.well-known/openid-configuration`. */
+  readonly issuer: string;
+  readonly clientId: string;
+  /** Absent for a public client (PKCE only); confidential clients are the documented setup. */
+  readonly clientSecret: string | undefined;
+  readonly scopes: string;
+  readonly providerLabel: string;
+  /** Whether a first sign-in with an unknown identity creates an account (even with closed registration). */
+  readonly autoCreate: boolean;
+  /** Whether a new account needs an address the provider asserts as verified. */
+  readonly requireVerifiedEmail: boolean;
+}
 
 export interface AppConfig {
   readonly port: number;
@@ -116,6 +149,7 @@ export interface AppConfig {
   readonly collab: { host: string; port: number; storeDebounceMs: number };
   /** Byte budget of each API process's in-memory copy of public documents (0 turns it off). */
   readonly publicCacheBytes: number;
+  readonly oidc: OidcConfig | null;
 }
 
 export interface SmtpSettings {
@@ -139,6 +173,8 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   const parsed = result.data;
+  const oidcProblems = oidcConfigProblems(parsed);
+  if (oidcProblems.length > 0) throw new ConfigError(`Invalid configuration:\n  ${oidcProblems.join('\n  ')}`);
   const dataDir = path.resolve(parsed.DATA_DIR);
   const baseUrl = new URL(parsed.BASE_URL ?? `http://localhost:${parsed.PORT}`).origin;
   const smtpFallback =
@@ -174,7 +210,27 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     passwordHashCost: parsed.PASSWORD_HASH_COST,
     collab: { host: parsed.COLLAB_HOST, port: parsed.COLLAB_PORT, storeDebounceMs: parsed.COLLAB_STORE_DEBOUNCE_MS },
     publicCacheBytes: parsed.PUBLIC_CACHE_MB * 1024 * 1024,
+    oidc: parsed.OIDC_ISSUER && parsed.OIDC_CLIENT_ID
+      ? Object.freeze({
+          issuer: parsed.OIDC_ISSUER.replace(/\/+$/, ''),
+          clientId: parsed.OIDC_CLIENT_ID,
+          clientSecret: parsed.OIDC_CLIENT_SECRET,
+          scopes: parsed.OIDC_SCOPES.trim().split(/\s+/).join(' '),
+          providerLabel: parsed.OIDC_PROVIDER_LABEL,
+          autoCreate: parsed.OIDC_AUTO_CREATE,
+          requireVerifiedEmail: parsed.OIDC_REQUIRE_VERIFIED_EMAIL,
+        })
+      : null,
   });
+}
+
+/** All or nothing: an issuer needs its client id, and a client id or secret needs an issuer. */
+function oidcConfigProblems(parsed: z.infer<typeof envSchema>): string[] {
+  if (parsed.OIDC_ISSUER && !parsed.OIDC_CLIENT_ID) return ['OIDC_CLIENT_ID: required when OIDC_ISSUER is set (OIDC_ISSUER and OIDC_CLIENT_ID go together)'];
+  if (!parsed.OIDC_ISSUER && (parsed.OIDC_CLIENT_ID || parsed.OIDC_CLIENT_SECRET)) {
+    return ['OIDC_ISSUER: required when OIDC_CLIENT_ID or OIDC_CLIENT_SECRET is set (OIDC_ISSUER and OIDC_CLIENT_ID go together)'];
+  }
+  return [];
 }
 
 /** A generated secret survives restarts, so signed links stay valid across them. */

@@ -19,6 +19,7 @@ import { startPublicLayer, type PublicLayer } from '../publicPages/publicLayer.t
 import type { AppServices } from '../services.ts';
 import { forgetSetupCompletion } from '../setup/setupState.ts';
 import { createTestDatabase } from './testDatabase.ts';
+import { startOidcTestProvider, type OidcTestProvider, type OidcTestProviderOptions } from './oidcTestProvider.ts';
 
 export interface TestInstance {
   baseUrl: string;
@@ -26,6 +27,8 @@ export interface TestInstance {
   publicLayer: PublicLayer;
   /** Delivers `mentioned` notifications from `page_mentions_changed`, as the API process does. */
   mentions: MentionListener;
+  /** The OpenID Connect test provider the instance is configured with (option `oidc`). */
+  oidc?: OidcTestProvider;
   close: () => Promise<void>;
 }
 
@@ -37,6 +40,12 @@ export interface TestInstanceOptions {
   explicitBaseUrl?: boolean;
   /** The API's logger, e.g. one that keeps its lines for the test to read (api/testing/mailRelay.ts). */
   logger?: Logger;
+  /**
+   * Starts an OpenID Connect test provider (api/testing/oidcTestProvider.ts) whose client
+   * redirects to this instance's callback, and sets OIDC_ISSUER, OIDC_CLIENT_ID and
+   * OIDC_CLIENT_SECRET to it; `env` may still set the other OIDC_* variables (or override these).
+   */
+  oidc?: Omit<OidcTestProviderOptions, 'redirectUris'>;
 }
 
 export async function startTestInstance(options: TestInstanceOptions = {}): Promise<TestInstance> {
@@ -46,6 +55,8 @@ export async function startTestInstance(options: TestInstanceOptions = {}): Prom
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
+  const oidc = options.oidc ? await startOidcTestProvider({ ...options.oidc, redirectUris: [`${baseUrl}/api/v1/auth/oidc/callback`] }) : undefined;
+  const oidcEnv = oidc ? { OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, OIDC_CLIENT_SECRET: oidc.clientSecret } : {};
   const config = parseConfig({
     PORT: String(port),
     ...(options.explicitBaseUrl === false ? {} : { BASE_URL: baseUrl }),
@@ -57,6 +68,7 @@ export async function startTestInstance(options: TestInstanceOptions = {}): Prom
     // Hashing itself is tested in api/auth/passwords.test.ts (the default, 17) and in
     // api/routes/authSessionRoutes.test.ts (raising a stored cost at sign-in).
     PASSWORD_HASH_COST: '10',
+    ...oidcEnv,
     ...options.env,
   });
   const services = await bootstrapServices(config, database.url, options.logger ?? createLogger(config.logLevel));
@@ -73,6 +85,7 @@ export async function startTestInstance(options: TestInstanceOptions = {}): Prom
     services,
     publicLayer,
     mentions,
+    ...(oidc ? { oidc } : {}),
     close: async () => {
       server.closeAllConnections();
       collabProxy.closeTunnels();
@@ -83,6 +96,7 @@ export async function startTestInstance(options: TestInstanceOptions = {}): Prom
       await services.sequelize.close();
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
+      await oidc?.close();
     },
   };
 }
