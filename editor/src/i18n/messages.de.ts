@@ -629,7 +629,7 @@ export const messagesDe: Record<MessageKey, string> = {
   'sso.methods.retry': 'Noch einmal versuchen',
   'sso.methods.email': 'E-Mail-Adresse',
   'sso.methods.noEmail': 'keine mitgeteilt',
-  'sso.methods.linkedAt': 'Verknüpft',
+  'sso.methods.linkedAt': 'Verknüpft am',
   'sso.methods.link': '{label} verknüpfen',
   'sso.methods.linkHint': 'Du bestätigst einmal bei {label}; danach kannst du dich damit anmelden.',
   'sso.methods.unlink': 'Verknüpfung lösen',

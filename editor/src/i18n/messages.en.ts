@@ -627,7 +627,7 @@ export const messagesEn = {
   'sso.methods.retry': 'Try again',
   'sso.methods.email': 'E-mail address',
   'sso.methods.noEmail': 'none shared',
-  'sso.methods.linkedAt': 'Linked',
+  'sso.methods.linkedAt': 'Linked on',
   'sso.methods.link': 'Link {label}',
   'sso.methods.linkHint': 'You confirm once at {label}; from then on you can sign in with it.',
   'sso.methods.unlink': 'Unlink',
