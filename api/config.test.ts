@@ -93,3 +93,52 @@ test('PASSWORD_HASH_COST defaults to 17 (scrypt N = 2^17, OWASP) and stays withi
   assert.throws(() => parseConfig({ PASSWORD_HASH_COST: '9' }), /PASSWORD_HASH_COST/);
   assert.throws(() => parseConfig({ PASSWORD_HASH_COST: '21' }), /PASSWORD_HASH_COST/);
 });
+
+test('OIDC: off without OIDC_ISSUER; with issuer and client id the defaults (scopes, label, auto-create on, verified e-mail not required)', () => {
+  withDataDir((dataDir) => {
+    assert.equal(parseConfig({ DATA_DIR: dataDir, SESSION_SECRET: 'x'.repeat(32) }).oidc, null);
+    const config = parseConfig({ DATA_DIR: dataDir, SESSION_SECRET: 'x'.repeat(32), OIDC_ISSUER: 'https://id.example.org/realms/dorf/', OIDC_CLIENT_ID: 'dorfteich', OIDC_CLIENT_SECRET: 's3cret' });
+    assert.deepEqual(config.oidc, {
+      issuer: 'https://id.example.org/realms/dorf/',
+      clientId: 'dorfteich',
+      clientSecret: 's3cret',
+      scopes: 'openid email profile',
+      providerLabel: 'Single sign-on',
+      autoCreate: true,
+      requireVerifiedEmail: false,
+    });
+    assert.ok(Object.isFrozen(config.oidc));
+    const tuned = parseConfig({
+      DATA_DIR: dataDir,
+      SESSION_SECRET: 'x'.repeat(32),
+      OIDC_ISSUER: 'https://id.example.org',
+      OIDC_CLIENT_ID: 'dorfteich',
+      OIDC_SCOPES: ' openid  email ',
+      OIDC_PROVIDER_LABEL: 'Dorf-ID',
+      OIDC_AUTO_CREATE: 'false',
+      OIDC_REQUIRE_VERIFIED_EMAIL: 'yes',
+    }).oidc;
+    assert.equal(tuned?.scopes, 'openid email');
+    assert.equal(tuned?.providerLabel, 'Dorf-ID');
+    assert.equal(tuned?.autoCreate, false);
+    assert.equal(tuned?.requireVerifiedEmail, true);
+    assert.equal(tuned?.clientSecret, undefined);
+  });
+});
+
+test('OIDC is all or nothing: an issuer without a client id, or a client id without an issuer, names both variables', () => {
+  const both = (error: unknown) => error instanceof ConfigError && /OIDC_ISSUER/.test(error.message) && /OIDC_CLIENT_ID/.test(error.message);
+  assert.throws(() => parseConfig({ SESSION_SECRET: 'x'.repeat(32), OIDC_ISSUER: 'https://id.example.org' }), both);
+  assert.throws(() => parseConfig({ SESSION_SECRET: 'x'.repeat(32), OIDC_CLIENT_ID: 'dorfteich' }), both);
+  assert.throws(() => parseConfig({ SESSION_SECRET: 'x'.repeat(32), OIDC_CLIENT_SECRET: 'lonely' }), both);
+});
+
+test('OIDC_ISSUER must be https (http only on localhost); the scopes must include openid; the switches take booleans', () => {
+  const base = { SESSION_SECRET: 'x'.repeat(32), OIDC_CLIENT_ID: 'dorfteich' };
+  assert.throws(() => parseConfig({ ...base, OIDC_ISSUER: 'http://id.example.org' }), /OIDC_ISSUER/);
+  assert.throws(() => parseConfig({ ...base, OIDC_ISSUER: 'not a url' }), /OIDC_ISSUER/);
+  for (const local of ['http://localhost:8080', 'http://127.0.0.1:9000/realms/x', 'http://[::1]:9000']) assert.ok(parseConfig({ ...base, OIDC_ISSUER: local }).oidc, local);
+  assert.throws(() => parseConfig({ ...base, OIDC_ISSUER: 'https://id.example.org', OIDC_SCOPES: 'email profile' }), /OIDC_SCOPES/);
+  assert.throws(() => parseConfig({ ...base, OIDC_ISSUER: 'https://id.example.org', OIDC_AUTO_CREATE: 'maybe' }), /OIDC_AUTO_CREATE/);
+  assert.throws(() => parseConfig({ ...base, OIDC_ISSUER: 'https://id.example.org', OIDC_REQUIRE_VERIFIED_EMAIL: 'sometimes' }), /OIDC_REQUIRE_VERIFIED_EMAIL/);
+});

@@ -91,7 +91,7 @@ const envSchema = z.object({
   PUBLIC_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
   OIDC_ISSUER: z
     .url({ protocol: /^https?$/ })
-    .refine((value) => new URL(value).protocol === 'https:' || LOOPBACK_HOSTS.has(new URL(value).hostname), {
+    .refine((value) => !URL.canParse(value) || new URL(value).protocol === 'https:' || LOOPBACK_HOSTS.has(new URL(value).hostname), {
       message: 'must be an https URL (http only for localhost)',
     })
     .optional(),
@@ -108,7 +108,10 @@ const envSchema = z.object({
 
 /** External sign-in (SPEC Authentication 2); null when OIDC_ISSUER is not set. */
 export interface OidcConfig {
-  /** As configured, without a trailing slash; discovery reads `<issuer>/.well-known/openid-configuration`. */
+  /**
+   * Exactly as configured (a trailing slash kept: the provider's metadata must name the same
+   * issuer, and Authentik's ends in one); discovery reads `<issuer>/.well-known/openid-configuration`.
+   */
   readonly issuer: string;
   readonly clientId: string;
   /** Absent for a public client (PKCE only); confidential clients are the documented setup. */
@@ -212,7 +215,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     publicCacheBytes: parsed.PUBLIC_CACHE_MB * 1024 * 1024,
     oidc: parsed.OIDC_ISSUER && parsed.OIDC_CLIENT_ID
       ? Object.freeze({
-          issuer: parsed.OIDC_ISSUER.replace(/\/+$/, ''),
+          issuer: parsed.OIDC_ISSUER,
           clientId: parsed.OIDC_CLIENT_ID,
           clientSecret: parsed.OIDC_CLIENT_SECRET,
           scopes: parsed.OIDC_SCOPES.trim().split(/\s+/).join(' '),

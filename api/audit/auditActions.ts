@@ -7,7 +7,7 @@
  * `auth.identity_linked`; each later revision adds its actions under its own number. Actions
  * older than v1.3 carry '1.2' (the revisions before it were not kept apart).
  */
-export const AUDIT_CATALOGUE_VERSION = '1.4';
+export const AUDIT_CATALOGUE_VERSION = '1.5';
 
 /** Each action and the catalogue revision that added it. */
 export const AUDIT_ACTIONS = {
@@ -26,6 +26,7 @@ export const AUDIT_ACTIONS = {
   'auth.feed_token_rotated': '1.2',
   'auth.feed_token_revoked': '1.2',
   'auth.identity_linked': '1.3',
+  'auth.identity_unlinked': '1.5',
   // Personal access tokens and what they write.
   'api.token_created': '1.2',
   'api.token_revoked': '1.2',

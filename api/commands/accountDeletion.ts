@@ -14,7 +14,7 @@
  *   as it: the old name and address are unknown, the placeholder has no password.
  * - Its sessions end (`invalidateUserSessions`, in this transaction: the collab server hears
  *   `user_sessions_changed` once it commits and closes the account's sockets), and so do its
- *   one-time links, favorites, watches, notifications and quota overrides; the mail log's records of its
+ *   one-time links, single sign-on identities, favorites, watches, notifications and quota overrides; the mail log's records of its
  *   address are made to name the placeholder.
  * - Every grant naming it is removed, pond by pond under the per-pond lock, with the
  *   membership rules (a pond whose last admin it is refuses with `last_pond_admin`) and a
@@ -113,6 +113,8 @@ async function endPersonalData(target: User, formerEmail: string, transaction: T
   await EmailToken.destroy({ where: { userId: target.id }, transaction });
   await QuotaOverride.destroy({ where: { userId: target.id }, transaction });
   const sequelize = Grant.sequelize!;
+  // Its single sign-on identities: the person behind them may get a new account later.
+  await sequelize.query(`DELETE FROM login_identities WHERE user_id = :userId`, { replacements: { userId: target.id }, transaction, type: QueryTypes.DELETE });
   await sequelize.query(`DELETE FROM favorites WHERE user_id = :userId`, { replacements: { userId: target.id }, transaction, type: QueryTypes.DELETE });
   await sequelize.query(`DELETE FROM watches WHERE user_id = :userId`, { replacements: { userId: target.id }, transaction, type: QueryTypes.DELETE });
   await sequelize.query(`DELETE FROM notifications WHERE user_id = :userId`, { replacements: { userId: target.id }, transaction, type: QueryTypes.DELETE });

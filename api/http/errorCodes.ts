@@ -118,6 +118,7 @@ export const ERROR_STATUS = {
   oidc_email_unverified: 403,
   oidc_link_required: 409,
   oidc_identity_taken: 409,
+  identity_last_sign_in_method: 409,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

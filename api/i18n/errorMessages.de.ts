@@ -89,6 +89,7 @@ export const errorMessagesDe: Record<ErrorCode, string> = {
   oidc_email_unverified: 'Der Identitätsanbieter hat deine E-Mail-Adresse nicht bestätigt.',
   oidc_link_required: 'Es gibt bereits ein Konto mit dieser E-Mail-Adresse. Melde dich an und verknüpfe den Anbieter in deinen Einstellungen.',
   oidc_identity_taken: 'Diese externe Identität ist bereits mit einem anderen Konto verknüpft.',
+  identity_last_sign_in_method: 'Das ist dein einziger Weg, dich anzumelden. Lege zuerst ein Passwort fest, dann kannst du die Verknüpfung lösen.',
 };
 
 /** Texts of MESSAGE_VARIANTS (api/http/errorCodes.ts), used instead of their code's text. */

@@ -89,6 +89,7 @@ export const errorMessagesEn: Record<ErrorCode, string> = {
   oidc_email_unverified: 'The identity provider has not verified your e-mail address.',
   oidc_link_required: 'An account with this e-mail already exists. Sign in and link the provider in your settings.',
   oidc_identity_taken: 'This external identity is already linked to another account.',
+  identity_last_sign_in_method: 'This is your only way to sign in. Set a password first, then unlink it.',
 };
 
 /** Texts of MESSAGE_VARIANTS (api/http/errorCodes.ts), used instead of their code's text. */

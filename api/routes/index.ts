@@ -37,6 +37,7 @@ import { fileRoutes } from './fileRoutes.ts';
 import { adminAuditRoutes } from './adminAuditRoutes.ts';
 import { adminSystemRoutes } from './adminSystemRoutes.ts';
 import { adminQuotaRoutes } from './adminQuotaRoutes.ts';
+import { ssoRoutes } from './ssoRoutes.ts';
 
 export const internalApiRoutes: AnyRoute[] = [
   // For page renders in this process only; first, so no pattern of another route takes its path.
@@ -50,6 +51,7 @@ export const internalApiRoutes: AnyRoute[] = [
   ...setupRoutes,
   ...authSessionRoutes,
   ...authAccountRoutes,
+  ...ssoRoutes,
   ...userRoutes,
   ...feedTokenRoutes,
   ...apiTokenRoutes,

@@ -37,7 +37,7 @@ export async function walkToCallback(client: TestClient, path: string): Promise<
   let url = new URL(path.startsWith('/api') ? path : `/api/v1${path}`, client.baseUrl).href;
   for (let hop = 0; hop < MAX_HOPS; hop += 1) {
     const response = await browserGet(client, url);
-    if (!response.location) throw new Error(`walkToCallback: ${url} answered ${response.status} without a redirect: ${response.text.slice(0, 300)}`);
+    if (!response.location) throw new Error(`walkToCallback: ${url} answered ${response.status} without a redirect: ${response.text.slice(0, 1500)}`);
     if (response.location.startsWith(new URL('/api/v1/auth/oidc/callback', client.baseUrl).href)) return response.location;
     if (new URL(response.location).origin === new URL(client.baseUrl).origin) {
       throw new Error(`walkToCallback: landed on ${response.location} before the provider's callback`);

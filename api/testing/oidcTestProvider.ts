@@ -2,8 +2,8 @@
  * A real OpenID Connect provider (oidc-provider 9) for tests, on a loopback port. Its
  * interaction has no HTML: whoever follows the authorization redirect (an HTTP cookie jar
  * or Chromium) is signed in as the account set by `setNextLogin`, or refused with
- * `access_denied` after `setNextLogin('cancel')`. Every authorization asks the interaction,
- * even when the provider still has a session, so each login goes through `setNextLogin`.
+ * `access_denied` after `setNextLogin('cancel')`. Every authorization asks the interaction:
+ * the provider ignores its own session cookie, so each login goes through `setNextLogin`.
  *
  * Bad tokens for the refusal tests: `clientOverrides: { id_token_signed_response_alg:
  * 'HS256' }` makes the provider itself sign ID tokens with the client secret; `rewriteIdToken`
@@ -23,11 +23,15 @@ export interface OidcTestAccount {
   preferred_username?: string;
 }
 
-export type IdTokenSigning = 'provider' | 'none' | 'HS256';
+export type IdTokenSigning = 'provider' | 'foreign' | 'none' | 'HS256';
 
 export interface IdTokenRewrite {
   claims: Record<string, unknown>;
-  /** `provider` (default): the provider's own signing key (valid signature), `none`: unsigned, `HS256`: the client secret. */
+  /**
+   * `provider` (default): the provider's own signing key (valid signature); `foreign`: a key of
+   * the same type and `kid` that is not in the provider's key set; `none`: unsigned;
+   * `HS256`: the client secret.
+   */
   signing?: IdTokenSigning;
 }
 
@@ -75,7 +79,8 @@ function createSigningKey(alg: 'RS256' | 'ES256'): SigningKey {
 
 const base64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
 
-function encodeIdToken(claims: Record<string, unknown>, signing: IdTokenSigning, key: SigningKey, clientSecret: string): string {
+function encodeIdToken(claims: Record<string, unknown>, signing: IdTokenSigning, providerKey: SigningKey, clientSecret: string): string {
+  const key = signing === 'foreign' ? { ...createSigningKey(providerKey.alg), kid: providerKey.kid } : providerKey;
   const header = signing === 'none' ? { alg: 'none', typ: 'JWT' } : signing === 'HS256' ? { alg: 'HS256', typ: 'JWT' } : { alg: key.alg, typ: 'JWT', kid: key.kid };
   const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
   if (signing === 'none') return `${input}.`;
@@ -186,6 +191,13 @@ export async function startOidcTestProvider(options: OidcTestProviderOptions): P
   }
 
   server.on('request', (req, res) => {
+    // Each authorization request starts without the provider's session (its resume keeps the
+    // new one): each login asks `setNextLogin`, and a second account in the same browser is no
+    // account switch (which would ask to log out first).
+    if (/^\/auth(\?|$)/.test(req.url ?? '')) {
+      if (req.headers.cookie) req.headers.cookie = req.headers.cookie.split(/;\s*/).filter((pair) => !pair.startsWith('_session')).join('; ');
+      res.appendHeader('Set-Cookie', ['_session=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT', '_session.sig=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT']);
+    }
     if (req.url?.startsWith('/interaction/')) {
       interact(req, res).catch((error: unknown) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });

@@ -18,6 +18,7 @@ import * as searchSharpS from './0013-search-sharp-s.ts';
 import * as maintenanceJobRuns from './0015-maintenance-job-runs.ts';
 import * as userDirectorySearch from './0016-user-directory-search.ts';
 import * as userDirectoryWalk from './0017-user-directory-walk.ts';
+import * as loginIdentities from './0018-login-identities.ts';
 
 export interface Migration {
   name: string;
@@ -42,4 +43,5 @@ export const migrations: Migration[] = [
   { name: '0015-maintenance-job-runs', ...maintenanceJobRuns },
   { name: '0016-user-directory-search', ...userDirectorySearch },
   { name: '0017-user-directory-walk', ...userDirectoryWalk },
+  { name: '0018-login-identities', ...loginIdentities },
 ];
