@@ -10,7 +10,9 @@
  * phone in German, light and dark, axe clean; screenshots as `sso-<shape>-<screen>.png`.
  */
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { SIGN_IN_REFUSAL_CODES, signInRefusalText } from '../../editor/src/account/signInRefusals.ts';
 import { completeSetup, createVerifiedUser, resetRateLimits } from '../../api/testing/fixtures.ts';
@@ -57,6 +59,17 @@ async function signedInSession(cookie: string, shape: ScreenShape): Promise<Brow
 async function sessionUser(page: Page): Promise<{ id: string; username: string; email: string } | null> {
   const answer = await page.request.get(`${instance.baseUrl}/api/v1/auth/session`);
   return ((await answer.json()) as { user: { id: string; username: string; email: string } | null }).user;
+}
+
+/** The sign-in methods section alone (`sso-<shape>-<name>-section.png`), light and dark: the full-page shots make it small. */
+const SCREENSHOT_DIR = process.env.DT_SCREENSHOT_DIR ?? fileURLToPath(new URL('../../test-output/e2e/', import.meta.url));
+
+async function sectionShots(page: Page, shape: ScreenShape, name: string): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await page.locator('#sign-in-methods').screenshot({ path: path.join(SCREENSHOT_DIR, `sso-${shape.name}-${name}-section${colorScheme === 'dark' ? '-dark' : ''}.png`) });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
 }
 
 function providerButton(page: Page, t: BrowserSession['t']) {
@@ -171,6 +184,7 @@ describe('signing in and linking through the provider', () => {
         // The outcome is dropped from the address: a reload does not announce it again.
         assert.equal(new URL(page.url()).search, '');
         await checkBothSchemes(session, 'settings-linked');
+        await sectionShots(page, shape, 'settings-linked');
 
         // From now on the provider signs this account in.
         await page.context().clearCookies();
@@ -184,6 +198,8 @@ describe('signing in and linking through the provider', () => {
         const dialog = page.getByRole('dialog', { name: t('sso.methods.unlinkTitle', { label: LABEL }) });
         await dialog.waitFor();
         await session.check('unlink-dialog');
+        // The dialog stays in the window: the window's own view shows it where the reader sees it.
+        await page.screenshot({ path: path.join(SCREENSHOT_DIR, `sso-${shape.name}-unlink-dialog-view.png`) });
         await dialog.getByRole('button', { name: t('sso.methods.unlinkButton') }).click();
         await methods.getByText(t('sso.methods.unlinked', { label: LABEL })).waitFor();
         await methods.getByText(t('sso.methods.empty')).waitFor();
@@ -218,7 +234,9 @@ describe('signing in and linking through the provider', () => {
       assert.equal(await row.count(), 1, 'still linked');
       assert.ok(await unlink.evaluate((element) => element === document.activeElement), 'the focus is back on Unlink');
       await checkBothSchemes(session, 'unlink-refused');
-      assert.deepEqual(problems, []);
+      await sectionShots(page, shape, 'unlink-refused');
+      // The refused DELETE itself is logged by the browser; nothing else may be.
+      assert.deepEqual(problems.filter((problem) => !problem.includes('status of 409')), []);
     } finally {
       await session.context.close();
     }
@@ -247,6 +265,7 @@ describe('signing in and linking through the provider', () => {
       await methods.getByRole('alert').filter({ hasText: 'This Pondcloak account is already linked to another Dorfteich account.' }).waitFor();
       await methods.getByText(t('sso.methods.empty')).waitFor();
       await session.check('link-taken');
+      await sectionShots(page, SCREEN_SHAPES[0]!, 'link-taken');
       assert.deepEqual(problems, []);
     } finally {
       await session.context.close();
