@@ -203,6 +203,8 @@ describe('signing in and linking through the provider', () => {
         await dialog.getByRole('button', { name: t('sso.methods.unlinkButton') }).click();
         await methods.getByText(t('sso.methods.unlinked', { label: LABEL })).waitFor();
         await methods.getByText(t('sso.methods.empty')).waitFor();
+        // The row is gone, so the focus goes to the list's heading, not to the top of the page.
+        await page.waitForFunction(() => document.activeElement?.id === 'linked-sign-ins-heading');
         await methods.getByRole('link', { name: t('sso.methods.link', { label: LABEL }) }).waitFor();
         assert.deepEqual(problems, []);
       } finally {
@@ -225,18 +227,37 @@ describe('signing in and linking through the provider', () => {
       // No current password to give: the password section says how to get one instead of the change form.
       await page.getByRole('region', { name: t('password.heading') }).getByText(t('sso.password.none')).waitFor();
       const unlink = methods.getByRole('button', { name: new RegExp(`^${t('sso.methods.unlink')}`) });
-      await unlink.click();
+      const isFocused = (locator: typeof unlink) => locator.evaluate((element) => element === document.activeElement);
+      // From the keyboard: the dialog takes the focus to its Unlink; Escape ends it, the focus back where it was.
+      await unlink.focus();
+      await page.keyboard.press('Enter');
       const dialog = page.getByRole('dialog', { name: t('sso.methods.unlinkTitle', { label: LABEL }) });
-      await dialog.getByRole('button', { name: t('sso.methods.unlinkButton') }).click();
+      const confirm = dialog.getByRole('button', { name: t('sso.methods.unlinkButton') });
+      await dialog.waitFor();
+      assert.ok(await isFocused(confirm), 'the dialog focuses its Unlink');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden' });
+      assert.ok(await isFocused(unlink), 'Escape gives the focus back to Unlink');
+
+      await unlink.click();
+      await confirm.click();
       await dialog.waitFor({ state: 'hidden' });
       const row = methods.getByRole('listitem');
       await row.getByRole('alert').filter({ hasText: t('sso.methods.lastMethod') }).waitFor();
       assert.equal(await row.count(), 1, 'still linked');
-      assert.ok(await unlink.evaluate((element) => element === document.activeElement), 'the focus is back on Unlink');
+      assert.ok(await isFocused(unlink), 'the focus is back on Unlink');
       await checkBothSchemes(session, 'unlink-refused');
       await sectionShots(page, shape, 'unlink-refused');
-      // The refused DELETE itself is logged by the browser; nothing else may be.
-      assert.deepEqual(problems.filter((problem) => !problem.includes('status of 409')), []);
+
+      // No answer at all: said in the row too.
+      await page.route('**/api/v1/users/me/identities/*', (route) => route.abort());
+      await unlink.click();
+      await confirm.click();
+      await row.getByRole('alert').filter({ hasText: t('error.network') }).waitFor();
+      assert.equal(await row.getByText(t('sso.methods.lastMethod')).count(), 0, 'the earlier refusal made way');
+      await page.unroute('**/api/v1/users/me/identities/*');
+      // The refused DELETE and the aborted one are logged by the browser; nothing else may be.
+      assert.deepEqual(problems.filter((problem) => !problem.includes('status of 409') && !problem.includes('net::ERR_FAILED')), []);
     } finally {
       await session.context.close();
     }
