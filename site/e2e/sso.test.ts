@@ -127,6 +127,23 @@ describe('the login page', () => {
   });
 });
 
+describe('refusals that come back from the button', () => {
+  test('cancelled at the provider: back on the login page, said in words, not signed in', { timeout: 60_000 }, async () => {
+    provider.setNextLogin('cancel');
+    const session = await openSession(browser, SCREEN_SHAPES[1]!, 'sso');
+    const { page, t, problems } = session;
+    try {
+      await session.visit(`${instance.baseUrl}/login`);
+      await Promise.all([page.waitForURL((url) => url.searchParams.get('error') === 'oidc_cancelled'), providerButton(page, t).click()]);
+      assert.equal((await page.getByRole('alert').filter({ hasText: /\S/ }).textContent())?.trim(), signInRefusalText('oidc_cancelled', LABEL, t));
+      assert.equal(await sessionUser(page), null);
+      assert.deepEqual(problems, []);
+    } finally {
+      await session.context.close();
+    }
+  });
+});
+
 describe('signing in and linking through the provider', () => {
   test('a first sign-in through the button creates the account and its personal pond, and lands on next', { timeout: 90_000 }, async () => {
     const newcomer = providerAccount({ preferred_username: 'newt', name: 'Newt Molch', email: 'newt@example.org' });
