@@ -304,6 +304,11 @@ describe('signing in and linking through the provider', () => {
       await methods.getByText(t('sso.methods.empty')).waitFor();
       await session.check('link-taken');
       await sectionShots(page, SCREEN_SHAPES[0]!, 'link-taken');
+
+      // A link whose flow cookie the callback could not read lands on the login page; signed in, that sends on to the settings.
+      await session.visit(`${instance.baseUrl}/login?error=oidc_state_invalid`);
+      assert.equal(new URL(page.url()).pathname, '/settings');
+      await methods.getByRole('alert').filter({ hasText: t('sso.link.oidc_state_invalid', { label: LABEL }) }).waitFor();
       assert.deepEqual(problems, []);
     } finally {
       await session.context.close();
