@@ -199,8 +199,10 @@ describe('single sign-on: login', () => {
       const callback = new URL(await walkToCallback(browser, '/auth/oidc/start'));
       callback.searchParams.set('state', 'not-the-state');
       const exchanges = provider.tokenRequests();
+      assert.ok(browser.cookies.has('dt_oidc'));
       assert.equal(await finishCallback(browser, callback.href), '/login?error=oidc_state_invalid');
       assert.equal(provider.tokenRequests(), exchanges);
+      assert.equal(browser.cookies.has('dt_oidc'), false, 'the flow cookie is cleared on a refusal too');
     });
 
     test('a replayed callback (cookie and code used once already) cannot sign in twice', async () => {

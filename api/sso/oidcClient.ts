@@ -159,8 +159,3 @@ function errorCode(error: unknown): string | undefined {
   }
   return undefined;
 }
-
-/** For tests: forget discovered providers (a test instance's provider lives on another port each time). */
-export function forgetDiscoveries(): void {
-  discoveries.clear();
-}
