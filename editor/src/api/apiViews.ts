@@ -32,6 +32,30 @@ export interface UserView {
   createdAt: string;
 }
 
+/** `GET /auth/methods`: how one can sign in here; `oidc` null when no identity provider is configured. */
+export interface AuthMethodsView {
+  password: true;
+  oidc: { label: string } | null;
+}
+
+/** One external sign-in linked to the own account (`GET /users/me/identities`). */
+export interface LoginIdentityView {
+  id: string;
+  /** `oidc:<issuer>`. */
+  provider: string;
+  /** The provider's label as the instance names it. */
+  label: string;
+  /** The address the provider gave when it was linked; null when it shared none. */
+  email: string | null;
+  linkedAt: string;
+}
+
+export interface LoginIdentitiesView {
+  items: LoginIdentityView[];
+  /** Whether the account can also sign in with a password. */
+  hasPassword: boolean;
+}
+
 export interface InstanceView {
   name: string | null;
   baseUrl: string | null;
