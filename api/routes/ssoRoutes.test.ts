@@ -144,6 +144,11 @@ describe('single sign-on: login', () => {
   test('the provider cancelling answers oidc_cancelled', async () => {
     provider.setNextLogin('cancel');
     assert.equal(await signInThroughProvider(new TestClient(instance.baseUrl), '/auth/oidc/start'), '/login?error=oidc_cancelled');
+    // Where the sign-in was headed is kept for the password sign-in after it.
+    assert.equal(
+      await signInThroughProvider(new TestClient(instance.baseUrl), `/auth/oidc/start?next=${encodeURIComponent('/team/roadmap?tab=1')}`),
+      `/login?error=oidc_cancelled&next=${encodeURIComponent('/team/roadmap?tab=1')}`,
+    );
   });
 
   test('next stays on our origin: other origins, protocol-relative and backslash paths land on /', async () => {

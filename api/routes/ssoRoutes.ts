@@ -163,7 +163,12 @@ export const ssoRoutes: AnyRoute[] = [
         res.redirect(302, loginRefusal('oidc_state_invalid'));
         return;
       }
-      const refusal = flow.purpose.kind === 'link' ? (code: OidcFailureCode) => `${SETTINGS_PATH}?error=${code}` : loginRefusal;
+      // A refused sign-in keeps where it was headed, so signing in by password after it lands
+      // there too; except `oidc_link_required`, whose next step is linking in the settings.
+      const refusal =
+        flow.purpose.kind === 'link'
+          ? (code: OidcFailureCode) => `${SETTINGS_PATH}?error=${code}`
+          : (code: OidcFailureCode) => (code === 'oidc_link_required' || flow.next === '/' ? loginRefusal(code) : `${loginRefusal(code)}&next=${encodeURIComponent(flow.next)}`);
       try {
         res.redirect(302, await completeFlow(req, res, services, flow, query, actor?.user.id ?? null, actor?.session?.id ?? null));
       } catch (error) {
