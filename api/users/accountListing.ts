@@ -196,6 +196,17 @@ function prepared(sql: string, values: Record<string, unknown>): { statement: Pr
   return { statement: { name, text }, parameters: names.map((entry) => values[entry]) };
 }
 
+/**
+ * A row count written into a statement's text rather than passed as a value: Postgres' generic
+ * plan for a prepared statement guesses an unknown LIMIT at a tenth of the table, and for the
+ * walk would then choose reading the whole table and sorting it. The sizes are few (the page
+ * sizes and the tuning), so are the statements.
+ */
+function sizeOf(count: number): number {
+  if (!Number.isSafeInteger(count) || count < 1) throw new Error(`account listing: ${count} is no row count`);
+  return count;
+}
+
 /** The listed columns of the accounts a statement's `page (id, sort_key)` names, in its order. */
 function readPage<Extra extends object = object>(pageSql: string, values: Record<string, unknown>, withClause = ''): Promise<(ListedRow & Extra)[]> {
   const { statement, parameters } = prepared(
@@ -210,7 +221,7 @@ function readPage<Extra extends object = object>(pageSql: string, values: Record
 /** The listing's order walked from the start (or the cursor), every account tested. */
 function walk(options: AccountListOptions, take: number): Promise<ListedRow[]> {
   const filters = filtersOf(options, 'checked');
-  return readPage(`SELECT u.id, lower(u.username) AS sort_key FROM users u WHERE ${filters.sql} ORDER BY lower(u.username), u.id LIMIT :take`, { ...filters.replacements, take });
+  return readPage(`SELECT u.id, lower(u.username) AS sort_key FROM users u WHERE ${filters.sql} ORDER BY lower(u.username), u.id LIMIT ${sizeOf(take)}`, filters.replacements);
 }
 
 /** The walk over the next `window` accounts only: null when they hold less than a page. */
@@ -218,9 +229,9 @@ async function boundedWalk(options: AccountListOptions, take: number, window: nu
   const base = filtersOf({ ...options, q: undefined }, 'checked');
   const rows = await readPage(
     `SELECT w.id, w.sort_key FROM (
-       SELECT u.id, lower(u.username) AS sort_key, u.directory_text FROM users u WHERE ${base.sql} ORDER BY lower(u.username), u.id LIMIT :window
-     ) AS w WHERE strpos(w.directory_text, lower(dt_unaccent(:search))) > 0 ORDER BY w.sort_key, w.id LIMIT :take`,
-    { ...base.replacements, search: options.q!.normalize('NFC'), take, window },
+       SELECT u.id, lower(u.username) AS sort_key, u.directory_text FROM users u WHERE ${base.sql} ORDER BY lower(u.username), u.id LIMIT ${sizeOf(window)}
+     ) AS w WHERE strpos(w.directory_text, lower(dt_unaccent(:search))) > 0 ORDER BY w.sort_key, w.id LIMIT ${sizeOf(take)}`,
+    { ...base.replacements, search: options.q!.normalize('NFC') },
   );
   return rows.length === take ? rows : null;
 }
@@ -229,9 +240,9 @@ async function boundedWalk(options: AccountListOptions, take: number, window: nu
 async function trigramMatches(options: AccountListOptions, take: number, most: number): Promise<ListedRow[] | null> {
   const filters = filtersOf(options, 'indexed');
   const rows = await readPage<{ matchCount: number }>(
-    'SELECT id, sort_key FROM matches ORDER BY sort_key, id LIMIT :take',
-    { ...filters.replacements, take, most: most + 1 },
-    `WITH matches AS MATERIALIZED (SELECT u.id, lower(u.username) AS sort_key FROM users u WHERE ${filters.sql} LIMIT :most)`,
+    `SELECT id, sort_key FROM matches ORDER BY sort_key, id LIMIT ${sizeOf(take)}`,
+    filters.replacements,
+    `WITH matches AS MATERIALIZED (SELECT u.id, lower(u.username) AS sort_key FROM users u WHERE ${filters.sql} LIMIT ${sizeOf(most + 1)})`,
   );
   if ((rows[0]?.matchCount ?? 0) > most) return null;
   return rows.map(({ matchCount: _count, ...row }) => row);
