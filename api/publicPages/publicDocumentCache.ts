@@ -19,6 +19,7 @@ export interface CachedDocument {
   pondId: string | null;
   etag: string;
   lastModified: string;
+  /** `br` and `gzip` are empty until first asked for (the hot path compresses them then). */
   body: Record<Encoding, Buffer>;
   markdown: Buffer | null;
   content: Buffer | null;
@@ -168,6 +169,21 @@ export class PublicDocumentCache {
     this.entries.set(entry.path, entry);
     entry.movedAt = ++this.moves;
     this.bytes += entry.size;
+    for (const path of this.entries.keys()) {
+      if (this.bytes <= this.budgetBytes) break;
+      this.remove(path);
+    }
+  }
+
+  /**
+   * Counts bytes an entry gained after it was cached (a compressed variant made at its first
+   * request, publicHotPath.ts) against the budget, evicting the least recently used if needed.
+   * An entry no longer cached (evicted or superseded meanwhile) is not counted.
+   */
+  grow(entry: CachedDocument, bytes: number): void {
+    if (this.entries.get(entry.path) !== entry) return;
+    entry.size += bytes;
+    this.bytes += bytes;
     for (const path of this.entries.keys()) {
       if (this.bytes <= this.budgetBytes) break;
       this.remove(path);

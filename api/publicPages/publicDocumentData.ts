@@ -107,11 +107,13 @@ export async function findPageBySlugs(sequelize: Sequelize, pondSlug: string, pa
  * Everything a page's document shows, in one statement (generation runs on every change of
  * anything a document shows, and on demand; one round trip instead of seven): the page and its
  * content, its pond, its ancestors (root first), children, backlink sources, the slugs it
- * transcludes, every page those slugs reach within the nesting limit, and its open comment
- * threads. Which of the pages the public may see is decided afterwards, by the policy module.
+ * transcludes, every page those slugs reach within the nesting limit, the live page (if any)
+ * behind every wikilink and transclusion target of the page and of those it may transclude
+ * (`link_targets`: an unresolved transclusion shows as a link, so the dead-link pass needs no
+ * second round trip), and its open comment threads. Which of the pages the public may see is decided afterwards, by the policy module.
  */
 const PAGE_DATA: PreparedStatement = {
-  name: 'dt-public-page-data-2',
+  name: 'dt-public-page-data-3',
   text: `
   WITH RECURSIVE
   page AS (
@@ -150,6 +152,13 @@ const PAGE_DATA: PreparedStatement = {
               'targets', ARRAY(SELECT t.target_slug FROM page_transclusions t WHERE t.source_page_id = p.id))), '[]')
        FROM pages p JOIN page_contents c ON c.page_id = p.id
       WHERE p.pond_id = page.pond_id AND p.trashed_at IS NULL AND lower(p.slug) IN (SELECT slug FROM reached)) AS transcluded,
+    (SELECT COALESCE(json_agg(json_build_object('slug', l.slug, 'id', t.id)), '[]')
+       FROM (SELECT DISTINCT lower(l.target_slug) AS slug FROM page_links l
+              WHERE l.source_page_id = page.id
+                 OR l.source_page_id IN (SELECT p.id FROM pages p
+                                          WHERE p.pond_id = page.pond_id AND p.trashed_at IS NULL AND lower(p.slug) IN (SELECT slug FROM reached))
+             UNION SELECT lower(slug) FROM reached) l
+       LEFT JOIN pages t ON t.pond_id = page.pond_id AND lower(t.slug) = l.slug AND t.trashed_at IS NULL) AS link_targets,
     ${OPEN_THREADS_COLUMN} AS comments
   FROM page JOIN ponds po ON po.id = page.pond_id AND po.trashed_at IS NULL`,
 };
@@ -176,6 +185,8 @@ interface PageDataRow extends PageRow {
   backlinks: LinkedPage[];
   transclusion_slugs: string[];
   transcluded: (LinkedPage & { html: string; targets: string[] })[];
+  /** Every lowercased wikilink and transclusion target of the page and of the pages it may transclude, with the live page of that slug (null: none). */
+  link_targets: { slug: string; id: string | null }[];
   comments: OpenThreadJson[];
 }
 
@@ -209,15 +220,37 @@ function resolveTransclusions(row: PageDataRow, access: SubjectAccess, dependsOn
 
 /**
  * The body with the wikilinks the public cannot follow turned into text; every existing target
- * is a dependency, shown while the public may read it (its link is then a live one).
+ * is a dependency, shown while the public may read it (its link is then a live one). The
+ * targets come from the page data's `link_targets` (the saved links of the page and of what it
+ * may transclude); a wikilink in the body that no saved link names (a plugin block's static
+ * form, say) is looked up here as before.
  */
-async function withoutDeadLinks(sequelize: Sequelize, html: string, access: SubjectAccess, pondId: string, dependsOn: Map<string, boolean>, transaction?: Transaction): Promise<string> {
+async function withoutDeadLinks(
+  sequelize: Sequelize,
+  html: string,
+  access: SubjectAccess,
+  row: Pick<PageDataRow, 'pond_id' | 'link_targets'>,
+  dependsOn: Map<string, boolean>,
+  transaction?: Transaction,
+): Promise<string> {
   const slugs = wikilinkTargets(html);
   if (slugs.length === 0) return html;
-  const pages = await sequelize.query<{ id: string; slug: string }>(
-    `SELECT id, lower(slug) AS slug FROM pages WHERE pond_id = :pondId AND lower(slug) IN (:slugs) AND trashed_at IS NULL`,
-    { replacements: { pondId, slugs }, type: QueryTypes.SELECT, transaction },
-  );
+  const known = new Map(row.link_targets.map((target) => [target.slug, target.id]));
+  const pages: { id: string; slug: string }[] = [];
+  const unknown: string[] = [];
+  for (const slug of slugs) {
+    const id = known.get(slug);
+    if (id === undefined) unknown.push(slug);
+    else if (id !== null) pages.push({ id, slug });
+  }
+  if (unknown.length > 0) {
+    pages.push(
+      ...(await sequelize.query<{ id: string; slug: string }>(
+        `SELECT id, lower(slug) AS slug FROM pages WHERE pond_id = :pondId AND lower(slug) IN (:slugs) AND trashed_at IS NULL`,
+        { replacements: { pondId: row.pond_id, slugs: unknown }, type: QueryTypes.SELECT, transaction },
+      )),
+    );
+  }
   const linkable = new Set<string>();
   for (const page of pages) {
     const readable = publiclyReadable(access, { id: page.id, trashed_at: null });
@@ -253,7 +286,7 @@ export async function loadPublicPageData(sequelize: Sequelize, pageId: string, t
     emptyNote: apiText('transclusion.empty', locale),
   });
   // The page itself is public (checked above): a link to it stays a link.
-  const bodyHtml = await withoutDeadLinks(sequelize, expanded, access, row.pond_id, dependsOn, transaction);
+  const bodyHtml = await withoutDeadLinks(sequelize, expanded, access, row, dependsOn, transaction);
   dependsOn.delete(row.id);
   return {
     pond,

@@ -175,3 +175,18 @@ export async function deleteDocument(db: Queryable, doc: Pick<GeneratedDocument,
   await notifyDocumentChanges(db, rows.map((row) => row.path));
   return rows.length > 0;
 }
+
+/**
+ * Keeps a variant the hot path compressed at its first request (generation leaves them empty,
+ * see encodeDocument in publicDocumentGenerator.ts), so later loads of the row, in any process,
+ * serve it without compressing again. Only into the row still holding exactly the bytes it was
+ * made from (same path and ETag) and only while that variant is still empty: the row's bytes
+ * do not change, so nobody is notified.
+ */
+export async function storeCompressedVariant(sequelize: Sequelize, document: { path: string; etag: string }, encoding: 'br' | 'gzip', bytes: Buffer): Promise<void> {
+  const column = encoding === 'br' ? 'brotli' : 'gzip';
+  await sequelize.query(`UPDATE public_documents SET ${column} = $1 WHERE path = $2 AND etag = $3 AND length(${column}) = 0`, {
+    bind: [bytes, document.path, document.etag],
+    type: QueryTypes.UPDATE,
+  });
+}

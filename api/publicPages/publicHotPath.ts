@@ -27,7 +27,8 @@ import { isReservedPondSlug } from '../ponds/reservedSlugs.ts';
 import { getSetting } from '../settings/instanceSettings.ts';
 import { isSetupComplete } from '../setup/setupState.ts';
 import { toCachedDocument, type CachedDocument, type Encoding, type PublicDocumentCache } from './publicDocumentCache.ts';
-import { landingPath } from './publicDocumentGenerator.ts';
+import { compressDocument, landingPath } from './publicDocumentGenerator.ts';
+import { storeCompressedVariant } from './publicDocumentStore.ts';
 import { documentAtPath, type GenerationContext } from './publicDocumentService.ts';
 
 /** No script source at all: the documents carry none. Inline styles only for the layout's own block. */
@@ -175,13 +176,34 @@ interface Variant {
   lastModifiedMs: number;
 }
 
-function buildVariant(entry: CachedDocument, target: Target, encoding: Encoding, common: Record<string, string>): Variant | null {
+/**
+ * The HTML in `encoding`. Generation leaves the compressed variants empty (encodeDocument in
+ * publicDocumentGenerator.ts: most generated documents are replaced before anyone asks for
+ * them), so the first request for one compresses it here — the same bytes generation would
+ * have made, so its ETag, Content-Length and every other header are the same too — and keeps
+ * it for the entry's later requests (`compressed`).
+ */
+type CompressedVariant = (entry: CachedDocument, encoding: 'br' | 'gzip', bytes: Buffer) => void;
+
+function htmlBody(entry: CachedDocument, encoding: Encoding, compressed: CompressedVariant): Buffer {
+  const stored = entry.body[encoding];
+  if (encoding === 'identity' || stored.length > 0) return stored;
+  // Copied into an allocation of exactly its size, as the cache copies stored bytes
+  // (toCachedDocument): zlib's result may be a view of a larger one, which the budget would miss.
+  const made = compressDocument(entry.body.identity, encoding);
+  const bytes = Buffer.allocUnsafeSlow(made.length);
+  made.copy(bytes);
+  compressed(entry, encoding, bytes);
+  return bytes;
+}
+
+function buildVariant(entry: CachedDocument, target: Target, encoding: Encoding, common: Record<string, string>, compressed: CompressedVariant): Variant | null {
   let body: Buffer;
   let type: string;
   let etag: string;
   let contentEncoding: Encoding = 'identity';
   if (target.representation === 'html') {
-    body = entry.body[encoding];
+    body = htmlBody(entry, encoding, compressed);
     type = 'text/html; charset=utf-8';
     etag = variantEtag(entry.etag, ETAG_SUFFIX[encoding]);
     contentEncoding = encoding;
@@ -246,6 +268,16 @@ export function createPublicHotPath(options: PublicHotPathOptions): (req: Incomi
     return promise;
   };
 
+  // A variant compressed at its first request counts against the cache's budget (the Variant
+  // holds it as long as the entry lives) and goes back to storage, so a later load of the row,
+  // here or in another process, serves it as stored.
+  const compressed: CompressedVariant = (entry, encoding, bytes) => {
+    options.cache.grow(entry, bytes.length);
+    storeCompressedVariant(options.generation.sequelize, entry, encoding, bytes).catch((error: unknown) => {
+      options.logger.warn({ err: error, path: entry.path }, 'storing a compressed public document variant failed');
+    });
+  };
+
   // Per cached entry, its variants by representation, encoding and negotiation; they go with the entry.
   const variants = new WeakMap<CachedDocument, Map<string, Variant | null>>();
   const variantOf = (entry: CachedDocument, target: Target, encoding: Encoding): Variant | null => {
@@ -253,7 +285,7 @@ export function createPublicHotPath(options: PublicHotPathOptions): (req: Incomi
     if (!built) variants.set(entry, (built = new Map()));
     const key = `${target.representation}:${target.representation === 'html' ? encoding : ''}:${target.negotiates}`;
     let variant = built.get(key);
-    if (variant === undefined) built.set(key, (variant = buildVariant(entry, target, encoding, common)));
+    if (variant === undefined) built.set(key, (variant = buildVariant(entry, target, encoding, common, compressed)));
     return variant;
   };
 

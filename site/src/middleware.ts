@@ -7,8 +7,12 @@
 import { defineMiddleware } from 'astro:middleware';
 import { moveIslandScriptsLast } from './server/islandScriptsLast.ts';
 
-export const onRequest = defineMiddleware(async (_context, next) => {
+export const onRequest = defineMiddleware(async (context, next) => {
   const response = await next();
+  // A generated public document has no script at all (the renderer refuses one,
+  // api/publicPages/astroDocumentRenderer.ts): nothing to move, so its bytes are not read and
+  // copied into a new Response here (a tenth of its render, bench:public (d)).
+  if (context.locals.publicDocument) return response;
   if (!(response.headers.get('content-type') ?? '').startsWith('text/html') || response.body === null) return response;
   const page = new Uint8Array(await response.arrayBuffer());
   const moved = moveIslandScriptsLast(page, response.headers.get('content-security-policy'));
