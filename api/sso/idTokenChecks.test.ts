@@ -62,7 +62,7 @@ describe('ID token checks (RS256 provider)', () => {
   for (const [name, rewriter, reason] of refusals) {
     test(`${name} answers oidc_token_invalid and signs nobody in`, async () => {
       provider.rewriteIdToken(rewriter);
-      assert.deepEqual(await landing(instance), { landing: '/login?error=oidc_token_invalid', signedIn: false });
+      assert.deepEqual(await landing(instance), { landing: '/login?error=oidc_token_invalid&next=%2Fwelcome', signedIn: false });
       assert.match(lastRefusalCause(), reason);
     });
   }
@@ -74,7 +74,7 @@ describe('ID token checks (other provider configurations)', () => {
     try {
       await completeSetup(instance);
       instance.oidc!.setNextLogin(ada);
-      assert.deepEqual(await landing(instance), { landing: '/login?error=oidc_token_invalid', signedIn: false });
+      assert.deepEqual(await landing(instance), { landing: '/login?error=oidc_token_invalid&next=%2Fwelcome', signedIn: false });
     } finally {
       await instance.close();
     }
@@ -96,7 +96,7 @@ describe('ID token checks (other provider configurations)', () => {
     try {
       await completeSetup(instance);
       instance.oidc!.setNextLogin(ada);
-      assert.deepEqual(await landing(instance), { landing: '/login?error=oidc_exchange_failed', signedIn: false });
+      assert.deepEqual(await landing(instance), { landing: '/login?error=oidc_exchange_failed&next=%2Fwelcome', signedIn: false });
     } finally {
       await instance.close();
     }
