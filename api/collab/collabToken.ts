@@ -1,7 +1,7 @@
 /**
  * The collaboration token (spec, Authentication 4): issued by the API per page, verified by
  * the collaboration server when a provider connects. It is short-lived and signed, not
- * stored: `<base64url payload>.<base64url HMAC-SHA256>`. The key is derived from the
+ * stored: `<base64url payload>.<base64url HMAC-SHA256>` (api/auth/signedPayloads.ts). The key is derived from the
  * instance's session secret, which every process of the instance shares, under a purpose
  * label of its own, so no other signed value of ours is ever accepted as a collab token.
  *
@@ -13,7 +13,7 @@
  * close the connection once that session ends: logout, password reset, a disabled or deleted
  * account, expiry. Personal access tokens will name themselves the same way (`accessToken`).
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readSignedPayload, signPayload } from '../auth/signedPayloads.ts';
 
 export type CollabMode = 'rw' | 'ro';
 
@@ -34,13 +34,7 @@ export interface CollabTokenClaims {
 /** Long enough to open the socket and to reconnect through a short network blip. */
 export const COLLAB_TOKEN_TTL_SECONDS = 120;
 
-function signingKey(sessionSecret: string): Buffer {
-  return createHmac('sha256', sessionSecret).update('dorfteich collab token v1').digest();
-}
-
-function signature(sessionSecret: string, payload: string): Buffer {
-  return createHmac('sha256', signingKey(sessionSecret)).update(payload).digest();
-}
+const COLLAB_TOKEN_PURPOSE = 'dorfteich collab token v1';
 
 export function signCollabToken(
   sessionSecret: string,
@@ -48,24 +42,12 @@ export function signCollabToken(
   now: number = Date.now(),
 ): { token: string; expiresAt: Date } {
   const exp = Math.floor(now / 1000) + COLLAB_TOKEN_TTL_SECONDS;
-  const payload = Buffer.from(JSON.stringify({ ...claims, exp } satisfies CollabTokenClaims)).toString('base64url');
-  return { token: `${payload}.${signature(sessionSecret, payload).toString('base64url')}`, expiresAt: new Date(exp * 1000) };
+  return { token: signPayload(sessionSecret, COLLAB_TOKEN_PURPOSE, { ...claims, exp } satisfies CollabTokenClaims), expiresAt: new Date(exp * 1000) };
 }
 
 /** The claims of a valid, unexpired token; null for anything else (no reason is given out). */
 export function verifyCollabToken(sessionSecret: string, token: string, now: number = Date.now()): CollabTokenClaims | null {
-  if (typeof token !== 'string' || token.length > 2048) return null;
-  const [payload, mac, extra] = token.split('.');
-  if (!payload || !mac || extra !== undefined) return null;
-  const expected = signature(sessionSecret, payload);
-  const given = Buffer.from(mac, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
-  let claims: unknown;
-  try {
-    claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  } catch {
-    return null;
-  }
+  const claims = readSignedPayload(sessionSecret, COLLAB_TOKEN_PURPOSE, token, 2048);
   if (!isClaims(claims) || claims.exp * 1000 <= now) return null;
   return claims;
 }

@@ -3,11 +3,12 @@
  * chose and `callback` must check — state, nonce, the PKCE verifier, where to land, when it
  * was issued and what the flow is for (a login, or linking an identity to a signed-in user).
  * Not stored anywhere: `<base64url JSON>.<base64url HMAC-SHA256>`, keyed by the session secret
- * under a purpose label of its own (as api/collab/collabToken.ts), HttpOnly, SameSite=Lax (the
+ * under a purpose label of its own (api/auth/signedPayloads.ts), HttpOnly, SameSite=Lax (the
  * provider's redirect back is a top-level GET), 10 minutes, sent only to the OIDC routes.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Response } from 'express';
+import { safeNextPath as sameOriginPath } from '../../editor/src/navigation/safeNextPath.ts';
+import { readSignedPayload, signPayload } from '../auth/signedPayloads.ts';
 
 export const FLOW_COOKIE = 'dt_oidc';
 export const FLOW_COOKIE_PATH = '/api/v1/auth/oidc';
@@ -26,47 +27,24 @@ export interface FlowState {
   purpose: FlowPurpose;
 }
 
-function signingKey(sessionSecret: string): Buffer {
-  return createHmac('sha256', sessionSecret).update('dorfteich oidc flow v1').digest();
-}
-
-function mac(sessionSecret: string, payload: string): Buffer {
-  return createHmac('sha256', signingKey(sessionSecret)).update(payload).digest();
-}
+const FLOW_PURPOSE = 'dorfteich oidc flow v1';
 
 export function signFlow(sessionSecret: string, flow: FlowState): string {
-  const payload = Buffer.from(JSON.stringify(flow)).toString('base64url');
-  return `${payload}.${mac(sessionSecret, payload).toString('base64url')}`;
+  return signPayload(sessionSecret, FLOW_PURPOSE, flow);
 }
 
 /** The flow of an intact cookie younger than 10 minutes; null for a missing, forged or stale one. */
 export function verifyFlow(sessionSecret: string, value: string | undefined, now: number = Date.now()): FlowState | null {
-  if (typeof value !== 'string' || value.length > 4096) return null;
-  const [payload, signature, extra] = value.split('.');
-  if (!payload || !signature || extra !== undefined) return null;
-  const expected = mac(sessionSecret, payload);
-  const given = Buffer.from(signature, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
-  let flow: FlowState;
-  try {
-    flow = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as FlowState;
-  } catch {
-    return null;
-  }
+  const flow = readSignedPayload(sessionSecret, FLOW_PURPOSE, value, 4096) as FlowState | null;
+  if (typeof flow !== 'object' || flow === null) return null;
   if (typeof flow.issuedAt !== 'number' || now - flow.issuedAt > FLOW_TTL_MS || flow.issuedAt - now > 60_000) return null;
   if (typeof flow.state !== 'string' || typeof flow.nonce !== 'string' || typeof flow.codeVerifier !== 'string') return null;
   return { ...flow, next: safeNextPath(flow.next) };
 }
 
-/**
- * Where a flow may land: a path on our own origin, i.e. one `/` followed by anything but a
- * second `/` or a backslash (`//evil.example` and `/\evil.example` leave the origin in
- * browsers). Anything else lands on `/`.
- */
+/** Where a flow may land: the login page's own rule for `next` (a path on this origin, else `/`). */
 export function safeNextPath(next: unknown): string {
-  if (typeof next !== 'string' || next.length > 2048) return '/';
-  if (!/^\/(?![/\\])/.test(next) || /[\u0000-\u001f\\]/.test(next)) return '/';
-  return next;
+  return typeof next === 'string' && next.length <= 2048 ? sameOriginPath(next) : '/';
 }
 
 export function setFlowCookie(res: Response, value: string, secure: boolean): void {
